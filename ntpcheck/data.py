@@ -1,0 +1,328 @@
+"""The data model: tokens, samples and datasets (Section 3 of the paper).
+
+A *token* is a non-empty string without whitespace.  A *sample* is a pair
+``(X, x_{L+1})`` of a sentence ``X = [x_1, ..., x_L]`` and its next token,
+with a positive relative weight.  A *dataset* is a multiset of samples over a
+fixed, ordered vocabulary; identical samples are merged by adding their
+weights, and the frequencies ``pi^(n)`` of the paper are the normalised
+weights of the N distinct samples.
+
+Assumptions
+-----------
+None of the paper's assumptions is enforced here: a dataset may break every
+one of them (that is how the breakers of :mod:`strategies` work).  Only the
+syntax is enforced: tokens are well formed and belong to the vocabulary, every
+sentence is non-empty, every weight is finite and positive.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .errors import DatasetFormatError
+
+__all__ = ["Sample", "Dataset", "SampleArrays", "validate_token", "RESERVED_TOKENS"]
+
+#: Words that the text format gives a meaning to and that cannot be tokens.
+RESERVED_TOKENS = frozenset({"->", "vocab:"})
+
+
+def validate_token(token: object) -> str:
+    """Return ``token`` if it is a legal token name, else raise.
+
+    A token is a non-empty ``str`` with no whitespace, no ``#`` (the comment
+    sign), not starting with ``@`` (the weight sign) and not one of
+    :data:`RESERVED_TOKENS`.
+
+    Raises
+    ------
+    DatasetFormatError
+        If the name is not legal; the message says why.
+    """
+    if not isinstance(token, str):
+        raise DatasetFormatError(f"token {token!r} is not a string")
+    if token == "":
+        raise DatasetFormatError("empty token name")
+    if any(ch.isspace() for ch in token):
+        raise DatasetFormatError(f"token {token!r} contains whitespace")
+    if "#" in token:
+        raise DatasetFormatError(f"token {token!r} contains '#', which starts a comment")
+    if token.startswith("@"):
+        raise DatasetFormatError(f"token {token!r} starts with '@', which marks a weight")
+    if token in RESERVED_TOKENS:
+        raise DatasetFormatError(f"{token!r} is reserved by the text format and cannot be a token")
+    return token
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One training sample ``(X, x_{L+1})`` with a relative weight.
+
+    Parameters
+    ----------
+    sentence : tuple of str
+        The sentence ``X = [x_1, ..., x_L]``, ``L >= 1``; its last token is the query.
+    next : str
+        The next token ``x_{L+1}``.
+    weight : float
+        Positive, finite relative weight (the frequency before normalisation).
+    """
+
+    sentence: tuple[str, ...]
+    next: str
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sentence", tuple(self.sentence))
+        if len(self.sentence) == 0:
+            raise DatasetFormatError("a sample needs a non-empty sentence")
+        for tok in (*self.sentence, self.next):
+            validate_token(tok)
+        w = self.weight
+        if isinstance(w, bool) or not isinstance(w, (int, float)):
+            raise DatasetFormatError(f"weight {w!r} is not a number")
+        if not math.isfinite(w) or w <= 0:
+            raise DatasetFormatError(f"weight {w!r} must be finite and > 0")
+        object.__setattr__(self, "weight", float(w))
+
+    @property
+    def query(self) -> str:
+        """The last token ``x_L`` of the sentence."""
+        return self.sentence[-1]
+
+    @property
+    def key(self) -> tuple[tuple[str, ...], str]:
+        """What makes two samples identical: sentence and next token."""
+        return (self.sentence, self.next)
+
+    def __str__(self) -> str:
+        w = "" if self.weight == 1.0 else f" @ {self.weight!r}"
+        return f"{' '.join(self.sentence)} -> {self.next}{w}"
+
+
+@dataclass(frozen=True, eq=False)
+class SampleArrays:
+    """Padded integer arrays of a dataset, for vectorised computation.
+
+    Attributes
+    ----------
+    tokens : ndarray of int, shape (N, L_max)
+        Token indices; padding positions hold 0 and are masked out.
+    mask : ndarray of bool, shape (N, L_max)
+        True at real positions.
+    lengths : ndarray of int, shape (N,)
+    query : ndarray of int, shape (N,)
+        Index of the last token ``x_L^(n)``.
+    target : ndarray of int, shape (N,)
+        Index of the next token, ``In(X^(n))``.
+    pi : ndarray of float, shape (N,)
+        The frequencies ``pi^(n)`` (sum to 1).
+    n_vocab : int
+    """
+
+    tokens: np.ndarray
+    mask: np.ndarray
+    lengths: np.ndarray
+    query: np.ndarray
+    target: np.ndarray
+    pi: np.ndarray
+    n_vocab: int
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.tokens.shape[0])
+
+    @property
+    def l_max(self) -> int:
+        return int(self.tokens.shape[1])
+
+
+def _merge(samples: Iterable[Sample]) -> tuple[Sample, ...]:
+    merged: dict[tuple[tuple[str, ...], str], float] = {}
+    for s in samples:
+        merged[s.key] = merged.get(s.key, 0.0) + s.weight
+    return tuple(Sample(k[0], k[1], w) for k, w in merged.items())
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Dataset:
+    """A training set ``D_0``: a vocabulary and distinct weighted samples.
+
+    Use :meth:`from_samples` to build one from samples that may repeat.
+
+    Parameters
+    ----------
+    vocab : tuple of str
+        The vocabulary ``V`` in index order (``I(x)`` is the position + 1).
+    samples : tuple of Sample
+        Distinct samples (no two with the same sentence and next token).
+    name : str, optional
+        A label (the built-in name or the file it came from).
+    """
+
+    vocab: tuple[str, ...]
+    samples: tuple[Sample, ...]
+    name: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "vocab", tuple(self.vocab))
+        object.__setattr__(self, "samples", tuple(self.samples))
+        seen: set[str] = set()
+        for tok in self.vocab:
+            validate_token(tok)
+            if tok in seen:
+                raise DatasetFormatError(f"token {tok!r} appears twice in the vocabulary")
+            seen.add(tok)
+        if not self.vocab:
+            raise DatasetFormatError("the vocabulary is empty")
+        keys: set[tuple[tuple[str, ...], str]] = set()
+        for s in self.samples:
+            if not isinstance(s, Sample):
+                raise DatasetFormatError(f"{s!r} is not a Sample")
+            for tok in (*s.sentence, s.next):
+                if tok not in seen:
+                    raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary")
+            if s.key in keys:
+                raise DatasetFormatError(
+                    f"sample '{s}' appears twice; use Dataset.from_samples to merge repeats"
+                )
+            keys.add(s.key)
+        if not self.samples:
+            raise DatasetFormatError("the dataset has no samples")
+
+    def _canonical(self) -> tuple:
+        return (self.vocab, frozenset((s.key, s.weight) for s in self.samples))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal vocabularies (with order) and equal multisets of weighted samples."""
+        if not isinstance(other, Dataset):
+            return NotImplemented
+        return self._canonical() == other._canonical()
+
+    def __hash__(self) -> int:
+        return hash(self._canonical())
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def from_samples(
+        cls,
+        samples: Iterable[Sample],
+        vocab: Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> "Dataset":
+        """Build a dataset, merging identical samples by adding weights.
+
+        The vocabulary defaults to the tokens in order of first appearance
+        (sentence tokens, then the next token, sample by sample).
+        """
+        samples = list(samples)
+        if vocab is None:
+            order: dict[str, None] = {}
+            for s in samples:
+                for tok in (*s.sentence, s.next):
+                    order.setdefault(tok, None)
+            vocab = tuple(order)
+        return cls(tuple(vocab), _merge(samples), name=name)
+
+    @classmethod
+    def from_sequences(
+        cls,
+        sequences: Iterable[Sequence[str]],
+        weights: Iterable[float] | None = None,
+        vocab: Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> "Dataset":
+        """Build a dataset from sequences, each contributing all its prefixes.
+
+        A sequence ``[x_1, ..., x_L]`` gives the samples ``([x_1..x_l], x_{l+1})``
+        for ``l = 1..L-1`` (the convention of Section 3 of the paper).
+        """
+        seqs = [tuple(s) for s in sequences]
+        ws = [1.0] * len(seqs) if weights is None else [float(w) for w in weights]
+        out = []
+        for seq, w in zip(seqs, ws):
+            if len(seq) < 2:
+                raise DatasetFormatError(f"sequence {' '.join(seq)!r} needs at least two tokens")
+            out.extend(Sample(seq[:l], seq[l], w) for l in range(1, len(seq)))
+        return cls.from_samples(out, vocab=vocab, name=name)
+
+    # -- views ------------------------------------------------------------
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        """Token name -> 0-based index (the paper's ``I(x) - 1``)."""
+        return {tok: i for i, tok in enumerate(self.vocab)}
+
+    @property
+    def n_vocab(self) -> int:
+        return len(self.vocab)
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.samples)
+
+    @property
+    def l_max(self) -> int:
+        """Longest sentence length ``L_max``."""
+        return max(len(s.sentence) for s in self.samples)
+
+    @cached_property
+    def pi(self) -> np.ndarray:
+        """Frequencies ``pi^(n)``: the weights normalised to sum to one."""
+        w = np.array([s.weight for s in self.samples], dtype=float)
+        # Normalise in two steps so that huge weights do not overflow the sum.
+        w = w / w.max()
+        return w / w.sum()
+
+    @cached_property
+    def arrays(self) -> SampleArrays:
+        """The samples as padded index arrays (see :class:`SampleArrays`)."""
+        n, lmax = self.n_samples, self.l_max
+        tokens = np.zeros((n, lmax), dtype=np.int64)
+        mask = np.zeros((n, lmax), dtype=bool)
+        lengths = np.empty(n, dtype=np.int64)
+        query = np.empty(n, dtype=np.int64)
+        target = np.empty(n, dtype=np.int64)
+        idx = self.index
+        for k, s in enumerate(self.samples):
+            L = len(s.sentence)
+            tokens[k, :L] = [idx[t] for t in s.sentence]
+            mask[k, :L] = True
+            lengths[k] = L
+            query[k] = idx[s.sentence[-1]]
+            target[k] = idx[s.next]
+        for a in (tokens, mask, lengths, query, target):
+            a.setflags(write=False)
+        pi = self.pi.copy()
+        pi.setflags(write=False)
+        return SampleArrays(tokens, mask, lengths, query, target, pi, self.n_vocab)
+
+    def encode(self, sentence: Sequence[str]) -> np.ndarray:
+        """Token names -> index array; unknown tokens raise a clear error."""
+        out = []
+        for tok in sentence:
+            if tok not in self.index:
+                raise DatasetFormatError(
+                    f"token {tok!r} is not in the vocabulary {' '.join(self.vocab)}"
+                )
+            out.append(self.index[tok])
+        if not out:
+            raise DatasetFormatError("empty sentence")
+        return np.array(out, dtype=np.int64)
+
+    def __str__(self) -> str:  # the text format, so that failures print readably
+        from .textformat import dumps
+
+        return dumps(self)
+
+    def __repr__(self) -> str:
+        # Hypothesis prints failing examples with repr(): make it the text
+        # format, which a person can read and paste into `ntpcheck check`.
+        body = str(self)
+        if "\\" in body or '"""' in body or body.endswith('"'):
+            return f"ntpcheck.loads({body!r})"
+        return 'ntpcheck.loads("""\\\n' + body + '""")'

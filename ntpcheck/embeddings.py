@@ -1,0 +1,82 @@
+"""Token embeddings: the columns of a ``d x |V|`` matrix ``E``.
+
+Column ``i`` of ``E`` is the embedding of token ``i``; a sentence is
+``X = E[:, tokens]``.  Assumption 2 of the paper asks for orthonormal
+embeddings (``E^T E = I``, which needs ``d >= |V|``).  The canonical basis
+(``E = I``, ``d = |V|``) is the default everywhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import EmbeddingError
+
+__all__ = [
+    "canonical",
+    "random_orthonormal",
+    "as_embeddings",
+    "orthonormality_defect",
+    "is_orthonormal",
+    "require_orthonormal",
+    "ORTHONORMAL_TOL",
+]
+
+#: Largest entry of ``|E^T E - I|`` accepted as orthonormal.  Orthonormal
+#: matrices built in float64 (QR) have defects of a few 1e-16 per entry times
+#: sqrt(d); 1e-9 leaves room for user-written matrices with 12+ digits.
+ORTHONORMAL_TOL = 1e-9
+
+
+def canonical(n_vocab: int) -> np.ndarray:
+    """The canonical basis ``e_1..e_|V|`` as an identity matrix."""
+    return np.eye(n_vocab)
+
+
+def random_orthonormal(n_vocab: int, d: int | None = None, seed: int | np.random.Generator | None = 0) -> np.ndarray:
+    """Random orthonormal embeddings of ``n_vocab`` tokens in ``R^d`` (``d >= |V|``).
+
+    The columns are the first ``|V|`` columns of the Q factor of a Gaussian
+    matrix (sign-corrected, so the distribution is Haar).
+    """
+    d = n_vocab if d is None else int(d)
+    if d < n_vocab:
+        raise EmbeddingError(f"orthonormal embeddings of {n_vocab} tokens need d >= {n_vocab}, got d = {d}")
+    rng = np.random.default_rng(seed)
+    q, r = np.linalg.qr(rng.standard_normal((d, n_vocab)))
+    return q * np.sign(np.diag(r))
+
+
+def as_embeddings(E: np.ndarray | None, n_vocab: int) -> np.ndarray:
+    """Validate an embedding matrix (``None`` means canonical); returns float64 ``d x |V|``."""
+    if E is None:
+        return canonical(n_vocab)
+    E = np.asarray(E, dtype=float)
+    if E.ndim != 2 or E.shape[1] != n_vocab:
+        raise EmbeddingError(f"embeddings must be a d x |V| matrix with |V| = {n_vocab} columns, got shape {E.shape}")
+    if not np.all(np.isfinite(E)):
+        raise EmbeddingError("embeddings contain NaN or infinite entries")
+    return E
+
+
+def orthonormality_defect(E: np.ndarray) -> float:
+    """``max |E^T E - I|``: 0 for orthonormal embeddings."""
+    G = E.T @ E
+    return float(np.max(np.abs(G - np.eye(G.shape[0]))))
+
+
+def is_orthonormal(E: np.ndarray, tol: float = ORTHONORMAL_TOL) -> bool:
+    """Whether Assumption 2 holds for ``E`` up to ``tol``."""
+    return E.shape[0] >= E.shape[1] and orthonormality_defect(E) <= tol
+
+
+def require_orthonormal(E: np.ndarray, what: str, tol: float = ORTHONORMAL_TOL) -> None:
+    """Raise :class:`EmbeddingError` naming Assumption 2 unless ``E`` is orthonormal."""
+    d, n = E.shape
+    if d < n:
+        raise EmbeddingError(f"{what} needs orthonormal embeddings (Assumption 2), but d = {d} < |V| = {n}")
+    defect = orthonormality_defect(E)
+    if defect > tol:
+        raise EmbeddingError(
+            f"{what} needs orthonormal embeddings (Assumption 2), but max |E^T E - I| = {defect:.3g} > {tol:g}"
+        )

@@ -1,0 +1,222 @@
+"""The plain text format of datasets: parse and write back.
+
+Grammar (one statement per line; ``#`` starts a comment)::
+
+    # Example 1 of the paper
+    vocab: S V O P        # optional: fixes the vocabulary and its order
+    S V O P               # a sequence: every prefix is a sample (S->V, S V->O, S V O->P)
+    A C D E -> B          # exactly one sample: sentence "A C D E", next token B
+    B E -> C @ 2.5        # optional relative weight (default 1)
+
+Identical samples add their weights; the frequencies ``pi`` are the
+normalised weights.  Without a ``vocab:`` line the vocabulary is the tokens
+in order of first appearance.  :func:`dumps` writes a text that
+:func:`loads` reads back to an equal dataset (same vocabulary order, samples
+and weights): sequences whose prefix samples all carry the same weight are
+written back as sequence lines, other samples as ``->`` lines.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from .data import Dataset, Sample, validate_token
+from .errors import DatasetFormatError
+
+__all__ = ["loads", "dumps", "load", "load_file"]
+
+
+def _parse_weight(text: str, lineno: int, source: str | None) -> float:
+    try:
+        w = float(text)
+    except ValueError:
+        raise DatasetFormatError(f"weight {text!r} is not a number", lineno, source) from None
+    if not math.isfinite(w) or w <= 0:
+        raise DatasetFormatError(f"weight {text!r} must be finite and > 0", lineno, source)
+    return w
+
+
+def _split_weight(words: list[str], lineno: int, source: str | None) -> tuple[list[str], float]:
+    """Strip a trailing ``@ w`` or ``@w`` from the words of a line."""
+    at = [k for k, w in enumerate(words) if w.startswith("@")]
+    if not at:
+        return words, 1.0
+    k = at[0]
+    if len(at) > 1:
+        raise DatasetFormatError("more than one '@' weight on the line", lineno, source)
+    head, tail = words[:k], words[k:]
+    if tail[0] == "@":
+        if len(tail) != 2:
+            raise DatasetFormatError("'@' must be followed by exactly one number at the end of the line", lineno, source)
+        return head, _parse_weight(tail[1], lineno, source)
+    if len(tail) != 1:
+        raise DatasetFormatError("the '@' weight must end the line", lineno, source)
+    return head, _parse_weight(tail[0][1:], lineno, source)
+
+
+def _check_tokens(words: list[str], lineno: int, source: str | None) -> None:
+    for w in words:
+        try:
+            validate_token(w)
+        except DatasetFormatError as e:
+            raise DatasetFormatError(str(e), lineno, source) from None
+
+
+def loads(text: str, name: str | None = None, source: str | None = None) -> Dataset:
+    """Parse a dataset from its text.
+
+    Parameters
+    ----------
+    text : str
+        The dataset in the format above.
+    name : str, optional
+        Label stored on the dataset.
+    source : str, optional
+        File name used in error messages.
+
+    Raises
+    ------
+    DatasetFormatError
+        On any malformed line; the message carries the line number.
+    """
+    if not isinstance(text, str):
+        raise DatasetFormatError("dataset text must be a string", None, source)
+    samples: list[Sample] = []
+    appearance: dict[str, None] = {}
+    vocab: list[str] | None = None
+    vocab_line = 0
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0]
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "vocab:":
+            if vocab is not None:
+                raise DatasetFormatError(f"second 'vocab:' line (the first is line {vocab_line})", lineno, source)
+            vocab = words[1:]
+            vocab_line = lineno
+            if not vocab:
+                raise DatasetFormatError("'vocab:' lists no tokens", lineno, source)
+            _check_tokens(vocab, lineno, source)
+            dup = sorted({t for t in vocab if vocab.count(t) > 1})
+            if dup:
+                raise DatasetFormatError(f"'vocab:' lists {', '.join(dup)} more than once", lineno, source)
+            continue
+        words, weight = _split_weight(words, lineno, source)
+        arrows = words.count("->")
+        if arrows > 1:
+            raise DatasetFormatError("more than one '->' on the line", lineno, source)
+        if arrows == 1:
+            k = words.index("->")
+            sentence, after = words[:k], words[k + 1 :]
+            if not sentence:
+                raise DatasetFormatError("no sentence before '->'", lineno, source)
+            if len(after) != 1:
+                what = "no next token" if not after else f"{len(after)} next tokens ({' '.join(after)})"
+                raise DatasetFormatError(f"'->' must be followed by exactly one next token, found {what}", lineno, source)
+            _check_tokens(sentence + after, lineno, source)
+            new = [Sample(tuple(sentence), after[0], weight)]
+        else:
+            if len(words) < 2:
+                raise DatasetFormatError(
+                    f"a sequence needs at least two tokens (found {' '.join(words)!r}); "
+                    "write 'X -> Y' for a single sample",
+                    lineno,
+                    source,
+                )
+            _check_tokens(words, lineno, source)
+            new = [Sample(tuple(words[:l]), words[l], weight) for l in range(1, len(words))]
+        for s in new:
+            for tok in (*s.sentence, s.next):
+                if vocab is not None and tok not in vocab:
+                    raise DatasetFormatError(
+                        f"token {tok!r} is not in the 'vocab:' line (line {vocab_line})", lineno, source
+                    )
+                appearance.setdefault(tok, None)
+        samples.extend(new)
+    if not samples:
+        raise DatasetFormatError("the dataset has no samples", None, source)
+    return Dataset.from_samples(samples, vocab=vocab if vocab is not None else tuple(appearance), name=name)
+
+
+def _weight_suffix(w: float) -> str:
+    return "" if w == 1.0 else f" @ {w!r}"
+
+
+def dumps(dataset: Dataset, header: str | None = None) -> str:
+    """Write a dataset in the text format; :func:`loads` reads it back equal.
+
+    Maximal chains ``x_1 -> x_2 -> ... -> x_L`` whose prefix samples are all
+    present with the same weight, and not yet written, become one sequence
+    line; every other sample becomes a ``->`` line.
+    """
+    by_key = {s.key: s for s in dataset.samples}
+    covered: set = set()
+    lines: list[str] = []
+    if header:
+        lines.extend(f"# {h}" for h in header.splitlines())
+    # Longest sentences first, so that sequence lines are maximal.
+    order = sorted(range(len(dataset.samples)), key=lambda k: -len(dataset.samples[k].sentence))
+    body: list[tuple[int, tuple[str, ...], str]] = []  # (sample index, tokens in order, line)
+    for k in order:
+        s = dataset.samples[k]
+        if s.key in covered:
+            continue
+        seq = (*s.sentence, s.next)
+        chain = [(seq[:l], seq[l]) for l in range(1, len(seq))]
+        if len(chain) > 1 and all(
+            key in by_key and key not in covered and by_key[key].weight == s.weight for key in chain
+        ):
+            covered.update(chain)
+            body.append((k, seq, " ".join(seq) + _weight_suffix(s.weight)))
+    for k, s in enumerate(dataset.samples):
+        if s.key not in covered:
+            covered.add(s.key)
+            body.append((k, (*s.sentence, s.next), str(s)))
+    # Keep the lines in the order of the samples they start from.
+    body.sort(key=lambda item: item[0])
+    appearance: dict[str, None] = {}
+    for _, toks, _ in body:
+        for t in toks:
+            appearance.setdefault(t, None)
+    # Write the vocabulary only when first appearance would not reproduce it.
+    if tuple(appearance) != dataset.vocab:
+        lines.append("vocab: " + " ".join(dataset.vocab))
+    lines.extend(line for _, _, line in body)
+    return "\n".join(lines) + "\n"
+
+
+def load_file(path: str | os.PathLike) -> Dataset:
+    """Read a dataset file; errors name the file and the line."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as e:
+        raise DatasetFormatError(f"cannot read {p}: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise DatasetFormatError("file is not valid UTF-8 text", line, str(p)) from None
+    return loads(text, name=p.name, source=str(p))
+
+
+def load(path_or_name: str | os.PathLike) -> Dataset:
+    """Load a dataset from a file, or a built-in dataset by name.
+
+    A path that exists is read as a file; otherwise the name is looked up
+    among the built-in datasets (:func:`ntpcheck.builtin.names`).
+    """
+    from .builtin import builtin_dataset, names
+
+    p = Path(path_or_name)
+    if p.exists():
+        return load_file(p)
+    name = str(path_or_name)
+    if name in names():
+        return builtin_dataset(name)
+    raise DatasetFormatError(
+        f"{name!r} is neither a file nor a built-in dataset (built-ins: {', '.join(names())})"
+    )

@@ -1,0 +1,340 @@
+"""Algorithm 1: two-stage normalized gradient descent (Section 4.2).
+
+Stage 1 trains ``W_ov`` on the collocation loss ``L_0`` from ``W_ov = 0``::
+
+    W_ov <- W_ov - eta_0 grad L_0 / ||grad L_0||          (t < T)
+
+Stage 2 freezes ``W_ov = W_ov^(T)`` and trains ``W_kq`` on Eq. (1) from 0::
+
+    W_kq <- W_kq - eta grad_{W_kq} L / ||grad_{W_kq} L||  (t < T')
+
+Defaults are the paper's Section 7 choices: ``eta_0 = 0.2/sqrt(d)``,
+``eta = 0.05/sqrt(d)``, ``T = T' = 900``.  The *idealised* stage 1 of
+Appendix C.1 (used from Lemma 4 on) replaces the stage-1 output by the
+matrix whose stage-1 margins all equal ``A = T eta_0 / (4 ||W*_ov||^2)``
+(Corollary 1), i.e. ``A W*_ov`` under Assumption 2.
+
+If a gradient underflows to zero (or stops being finite) training stops
+cleanly; :attr:`StageTrajectory.stopped` says at which step and why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import model
+from .data import Dataset
+from .embeddings import as_embeddings
+from .model import CollocationArrays, safe_norm
+from .structure import Structure, analyse
+
+__all__ = [
+    "TrainingConfig",
+    "StageTrajectory",
+    "Trajectory",
+    "collocation_arrays",
+    "one_minus_cos",
+    "run_stage1",
+    "run_stage2",
+    "idealised_stage1",
+    "train",
+]
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """Parameters of Algorithm 1.
+
+    ``eta0``/``eta`` default to ``0.2/sqrt(d)`` and ``0.05/sqrt(d)``; ``stride``
+    records every ``stride``-th step (the first and last are always kept);
+    ``record_attention`` keeps the attention weights of every recorded step.
+    """
+
+    T: int = 900
+    T2: int = 900
+    eta0: float | None = None
+    eta: float | None = None
+    stride: int = 1
+    idealised_stage1: bool = False
+    record_attention: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("T", "T2", "stride"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (1 if name == "stride" else 0):
+                raise ValueError(f"{name} must be an integer >= {1 if name == 'stride' else 0}, got {v!r}")
+        for name in ("eta0", "eta"):
+            v = getattr(self, name)
+            if v is not None and not (math.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be finite and > 0, got {v!r}")
+
+    def step_sizes(self, d: int) -> tuple[float, float]:
+        eta0 = 0.2 / math.sqrt(d) if self.eta0 is None else float(self.eta0)
+        eta = 0.05 / math.sqrt(d) if self.eta is None else float(self.eta)
+        return eta0, eta
+
+
+@dataclass
+class StageTrajectory:
+    """What one stage recorded.
+
+    Attributes
+    ----------
+    steps : ndarray of int
+        The recorded iterations ``t`` (0 = initialisation).
+    loss, norm, one_minus_cos : ndarray
+        ``L_0`` or ``L``; ``||W^(t)||``; ``1 - <W^(t)/||W^(t)||, W_ref/||W_ref||>``
+        (NaN where either norm is 0 or no reference was given).
+    margins : ndarray, shape (k, m)
+        Stage 1: ``(e_{n(x)} - e_i)^T W_ov x`` for each collocation pair and
+        ``i != n(x)`` (m = |C| (|V| - 1)).  Stage 2: ``(x_l - x_l')^T W_kq x_q``
+        for each distinct Eq. (3) constraint.
+    attention : ndarray, shape (k, N, L_max) or None
+        Stage 2 only: the attention weights of every sample and position.
+    W : ndarray
+        The final parameter.
+    stopped : str or None
+        Why the stage ended early (gradient underflow), else None.
+    """
+
+    steps: np.ndarray
+    loss: np.ndarray
+    norm: np.ndarray
+    one_minus_cos: np.ndarray
+    margins: np.ndarray
+    attention: np.ndarray | None
+    W: np.ndarray
+    stopped: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class Trajectory:
+    """Both stages of Algorithm 1."""
+
+    stage1: StageTrajectory
+    stage2: StageTrajectory
+    eta0: float
+    eta: float
+    config: TrainingConfig
+    embeddings: np.ndarray
+
+    @property
+    def W_ov(self) -> np.ndarray:
+        return self.stage1.W
+
+    @property
+    def W_kq(self) -> np.ndarray:
+        return self.stage2.W
+
+
+def collocation_arrays(st: Structure) -> CollocationArrays:
+    """The collocation pairs of a structure as index arrays."""
+    idx = st.dataset.index
+    pairs = [(idx[x], idx[y]) for x, y in st.collocation.mapping.items()]
+    src = np.array([a for a, _ in pairs], dtype=np.int64)
+    tgt = np.array([b for _, b in pairs], dtype=np.int64)
+    return CollocationArrays(src, tgt, st.dataset.n_vocab)
+
+
+def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
+    """``1 - cos(W, R)`` computed as ``||W/|W| - R/|R| ||^2 / 2`` (accurate near 0)."""
+    if R is None:
+        return float("nan")
+    nw, nr = safe_norm(W), safe_norm(R)
+    if nw == 0 or nr == 0:
+        return float("nan")
+    D = W / nw - R / nr
+    return 0.5 * float(np.sum(D * D))
+
+
+def _stage1_margins(W: np.ndarray, E: np.ndarray, coll: CollocationArrays) -> np.ndarray:
+    U = W @ E  # column x: W x
+    cols = U[:, coll.source]  # (V, |C|)
+    top = cols[coll.target, np.arange(len(coll.source))]
+    m = top[None, :] - cols  # (V, |C|)
+    keep = np.ones_like(m, dtype=bool)
+    keep[coll.target, np.arange(len(coll.source))] = False
+    return m.T[keep.T]
+
+
+def _stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    idx = st.dataset.index
+    pairs = st.eq3_pairs
+    a = np.array([idx[p[0]] for p in pairs], dtype=np.int64)
+    b = np.array([idx[p[1]] for p in pairs], dtype=np.int64)
+    q = np.array([idx[p[2]] for p in pairs], dtype=np.int64)
+
+    def margins(W: np.ndarray) -> np.ndarray:
+        K = E.T @ W @ E
+        return K[a, q] - K[b, q]
+
+    return margins
+
+
+def _record_steps(n_steps: int, stride: int) -> np.ndarray:
+    steps = np.arange(0, n_steps + 1, stride)
+    if steps[-1] != n_steps:
+        steps = np.append(steps, n_steps)
+    return steps
+
+
+def _ngd(
+    W0: np.ndarray,
+    n_steps: int,
+    eta: float,
+    grad: Callable[[np.ndarray], tuple[np.ndarray, float]],
+    record: Callable[[int, np.ndarray, float], None],
+    stride: int,
+) -> tuple[np.ndarray, str | None]:
+    """Normalized GD ``W <- W - eta G/||G||``; calls ``record`` on recorded steps."""
+    W = W0.copy()
+    rec = set(_record_steps(n_steps, stride).tolist())
+    for t in range(n_steps + 1):
+        G, lo = grad(W)
+        if t in rec:
+            record(t, W, lo)
+        if t == n_steps:
+            return W, None
+        scale = float(np.max(np.abs(G))) if G.size else 0.0
+        if scale == 0.0 or not np.isfinite(scale):
+            if t not in rec:
+                record(t, W, lo)
+            why = "underflowed to zero" if scale == 0.0 else "is not finite"
+            return W, f"gradient {why} at step {t}; training stopped before that update"
+        # Rescale before the norm so that tiny gradients do not underflow when squared.
+        Gs = G / scale
+        W = W - eta * Gs / float(np.linalg.norm(Gs))
+    return W, None  # pragma: no cover
+
+
+class _Recorder:
+    def __init__(self, margin_fn, ref, attention_fn=None):
+        self.steps, self.loss, self.norm, self.cos, self.margins, self.att = [], [], [], [], [], []
+        self.margin_fn, self.ref, self.attention_fn = margin_fn, ref, attention_fn
+
+    def __call__(self, t: int, W: np.ndarray, lo: float) -> None:
+        self.steps.append(t)
+        self.loss.append(lo)
+        self.norm.append(safe_norm(W))
+        self.cos.append(one_minus_cos(W, self.ref))
+        self.margins.append(self.margin_fn(W))
+        if self.attention_fn is not None:
+            self.att.append(self.attention_fn(W))
+
+    def result(self, W: np.ndarray, stopped: str | None, seconds: float) -> StageTrajectory:
+        m = np.array(self.margins) if self.margins and len(self.margins[0]) else np.zeros((len(self.steps), 0))
+        return StageTrajectory(
+            np.array(self.steps, dtype=np.int64),
+            np.array(self.loss),
+            np.array(self.norm),
+            np.array(self.cos),
+            m,
+            np.array(self.att) if self.attention_fn is not None else None,
+            W,
+            stopped,
+            seconds,
+        )
+
+
+def run_stage1(
+    st: Structure,
+    E: np.ndarray,
+    T: int,
+    eta0: float,
+    reference: np.ndarray | None = None,
+    stride: int = 1,
+) -> StageTrajectory:
+    """Stage 1 of Algorithm 1 from ``W_ov = 0``; ``reference`` is usually ``W*_ov``."""
+    import time
+
+    coll = collocation_arrays(st)
+    rec = _Recorder(lambda W: _stage1_margins(W, E, coll), reference)
+    t0 = time.perf_counter()
+    Ecan = None if _is_identity(E) else E
+    W, stopped = _ngd(
+        np.zeros((st.dataset.n_vocab, E.shape[0])), T, eta0, lambda W: model.stage1_grad(W, Ecan, coll), rec, stride
+    )
+    return rec.result(W, stopped, time.perf_counter() - t0)
+
+
+def run_stage2(
+    st: Structure,
+    E: np.ndarray,
+    W_ov: np.ndarray,
+    T2: int,
+    eta: float,
+    reference: np.ndarray | None = None,
+    stride: int = 1,
+    record_attention: bool = True,
+    W_kq0: np.ndarray | None = None,
+) -> StageTrajectory:
+    """Stage 2 of Algorithm 1 with ``W_ov`` frozen, from ``W_kq0`` (default 0)."""
+    import time
+
+    arr = st.dataset.arrays
+    Ecan = None if _is_identity(E) else E
+    att = (lambda W: model.attention(W, Ecan, arr)) if record_attention else None
+    rec = _Recorder(_stage2_margin_fn(st, E), reference, att)
+    d = E.shape[0]
+    W0 = np.zeros((d, d)) if W_kq0 is None else np.array(W_kq0, dtype=float)
+    t0 = time.perf_counter()
+    W, stopped = _ngd(W0, T2, eta, lambda W: model.grad_kq(W_ov, W, Ecan, arr), rec, stride)
+    return rec.result(W, stopped, time.perf_counter() - t0)
+
+
+def _is_identity(E: np.ndarray) -> bool:
+    return E.shape[0] == E.shape[1] and bool(np.array_equal(E, np.eye(E.shape[0])))
+
+
+def idealised_stage1(st: Structure, E: np.ndarray, T: int, eta0: float) -> np.ndarray:
+    """``A W*_ov`` with ``A = T eta_0 / (4 ||W*_ov||^2)`` (Corollary 1, Appendix C.1).
+
+    Every stage-1 margin ``(e_{n(x)} - e_i)^T W x`` equals ``A`` and the
+    other differences vanish, as Lemma 4 onward assume.  Needs Assumption 2.
+    """
+    from .maxmargin import eq2_closed_form
+
+    Wstar = eq2_closed_form(st, E)
+    A = T * eta0 / (4 * safe_norm(Wstar) ** 2)
+    return A * Wstar
+
+
+def train(
+    dataset: Dataset | Structure,
+    config: TrainingConfig = TrainingConfig(),
+    embeddings: np.ndarray | None = None,
+    references: tuple[np.ndarray | None, np.ndarray | None] | None = None,
+) -> Trajectory:
+    """Run Algorithm 1 and record both stages.
+
+    Parameters
+    ----------
+    dataset : Dataset or Structure
+    config : TrainingConfig
+    embeddings : ndarray, optional
+        ``d x |V|``; canonical when omitted.
+    references : (W_ov_ref, W_kq_ref), optional
+        Directions for the alignment curves; by default the max-margin
+        solutions ``W*_ov`` (Eq. 2) and ``W*_kq`` (Eq. 3), computed by
+        :func:`ntpcheck.maxmargin.reference_solutions`.
+    """
+    st = dataset if isinstance(dataset, Structure) else analyse(dataset)
+    E = as_embeddings(embeddings, st.dataset.n_vocab)
+    eta0, eta = config.step_sizes(E.shape[0])
+    if references is None:
+        from .maxmargin import reference_solutions
+
+        references = reference_solutions(st, E)
+    ref_ov, ref_kq = references
+    s1 = run_stage1(st, E, config.T, eta0, ref_ov, config.stride)
+    W_ov = s1.W
+    if config.idealised_stage1:
+        W_ov = idealised_stage1(st, E, config.T, eta0)
+        s1.W = W_ov
+    s2 = run_stage2(st, E, W_ov, config.T2, eta, ref_kq, config.stride, config.record_attention)
+    return Trajectory(s1, s2, eta0, eta, config, E)
