@@ -1,0 +1,204 @@
+"""Types of the claim registry: instances, outcomes, verdicts, claims.
+
+A :class:`Claim` is one row of ``CLAIMS.md`` (or one reading of it, a
+*variant*): its statement, the assumptions it is stated under, a strategy of
+:class:`Instance` objects and a checker that turns one instance into an
+:class:`Outcome`.  The runner (:mod:`ntpcheck.verify`) aggregates outcomes
+into one :class:`Verdict` per claim, and shrinks falsifying instances with
+Hypothesis.
+
+Verdicts
+--------
+``holds``        checked inside the hypotheses, the bound informative
+``vacuous``      held only because the bound exceeds the trivial range
+``falsified``    some instance violates it (minimal counterexample attached)
+``not-reached``  the claim's own thresholds could not be met within budget
+``error``        the check itself failed (solver failure, numerical problem)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cached_property
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from .data import Dataset
+from .embeddings import as_embeddings
+from .structure import Structure, analyse
+
+__all__ = ["Verdict", "Outcome", "Instance", "Claim", "ClaimResult"]
+
+
+class Verdict(str, Enum):
+    HOLDS = "holds"
+    VACUOUS = "vacuous"
+    FALSIFIED = "falsified"
+    NOT_REACHED = "not-reached"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of checking one claim on one instance.
+
+    Attributes
+    ----------
+    verdict : Verdict
+    slack : float
+        ``min (bound - measured)`` over the inequalities checked, normalised as
+        the checker documents; negative means violated.  NaN when not defined.
+    measured : dict
+        The numbers behind the verdict (measured value, bound, up to which t).
+    detail : str
+        One sentence for people.
+    """
+
+    verdict: Verdict
+    slack: float = float("nan")
+    measured: Mapping[str, Any] = field(default_factory=dict)
+    detail: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Instance:
+    """A dataset with embeddings and Algorithm 1 parameters; derived objects are cached.
+
+    Attributes
+    ----------
+    dataset : Dataset
+    embeddings : ndarray or None
+        ``d x |V|``; canonical when None.
+    T, T2 : int
+        Steps of stage 1 and stage 2.
+    eta0, eta : float or None
+        Step sizes; the paper's Section 7 defaults when None.
+    """
+
+    dataset: Dataset
+    embeddings: np.ndarray | None = None
+    T: int = 900
+    T2: int = 900
+    eta0: float | None = None
+    eta: float | None = None
+
+    @cached_property
+    def E(self) -> np.ndarray:
+        return as_embeddings(self.embeddings, self.dataset.n_vocab)
+
+    @property
+    def d(self) -> int:
+        return self.E.shape[0]
+
+    @cached_property
+    def structure(self) -> Structure:
+        return analyse(self.dataset)
+
+    @cached_property
+    def steps(self) -> tuple[float, float]:
+        eta0 = 0.2 / math.sqrt(self.d) if self.eta0 is None else self.eta0
+        eta = 0.05 / math.sqrt(self.d) if self.eta is None else self.eta
+        return eta0, eta
+
+    @cached_property
+    def w_ov_star(self) -> np.ndarray:
+        """``W*_ov`` of Eq. (2) (closed form under Assumption 2, else the solver)."""
+        from .maxmargin import reference_solutions
+
+        return reference_solutions(self.structure, self.E, strict=True)[0]
+
+    @cached_property
+    def eq3(self):
+        """The polished solver solution of Eq. (3)."""
+        from .maxmargin import build_eq3, solve
+
+        return solve(build_eq3(self.structure, self.E))
+
+    @property
+    def w_kq_star(self) -> np.ndarray:
+        return self.eq3.W
+
+    @cached_property
+    def trajectory(self):
+        """Algorithm 1 with the instance's parameters, references W*_ov, W*_kq."""
+        from .training import TrainingConfig, train
+
+        cfg = TrainingConfig(T=self.T, T2=self.T2, eta0=self.eta0, eta=self.eta)
+        return train(self.structure, cfg, self.E, (self.w_ov_star, self.w_kq_star))
+
+    def __repr__(self) -> str:
+        extra = []
+        if self.embeddings is not None:
+            extra.append(f"embeddings=<{self.E.shape[0]}x{self.E.shape[1]}>")
+        extra += [f"T={self.T}", f"T2={self.T2}"]
+        if self.eta0 is not None:
+            extra.append(f"eta0={self.eta0!r}")
+        if self.eta is not None:
+            extra.append(f"eta={self.eta!r}")
+        return f"Instance({self.dataset!r}, {', '.join(extra)})"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One registered claim (or one reading of it).
+
+    Attributes
+    ----------
+    id : str
+        As in CLAIMS.md: ``"Lemma 5"``, ``"Prop. 2"``.
+    statement : str
+        The claim in words, with the paper's equation or section.
+    assumptions : tuple of str
+        Conditions it is stated under (names of :data:`ntpcheck.CONDITIONS`).
+    instances : callable
+        ``instances(profile) -> SearchStrategy[Instance]``.
+    check : callable
+        ``check(instance) -> Outcome``.
+    variant : str or None
+        The reading, for constants the OCR leaves unclear (``"k=3"``).
+    sabotage : callable or None
+        ``sabotage() -> Outcome`` runs the checker on a deliberately wrong
+        input; it must come back ``falsified`` (every check can fail).
+    """
+
+    id: str
+    statement: str
+    assumptions: tuple[str, ...]
+    instances: Callable[[str], Any]
+    check: Callable[[Instance], Outcome]
+    variant: str | None = None
+    sabotage: Callable[[], Outcome] | None = None
+    notes: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.id if self.variant is None else f"{self.id} [{self.variant}]"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """The aggregated verdict of one claim over a run."""
+
+    claim: Claim
+    verdict: Verdict
+    instances: int
+    measured: Mapping[str, Any]
+    counterexample: str | None = None
+    detail: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.claim.id,
+            "variant": self.claim.variant,
+            "verdict": self.verdict.value,
+            "instances": self.instances,
+            "measured": dict(self.measured),
+            "counterexample": self.counterexample,
+            "detail": self.detail,
+        }

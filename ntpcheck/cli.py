@@ -1,0 +1,261 @@
+"""The ``ntpcheck`` command line.
+
+Commands: ``check``, ``solve``, ``train``, ``verify``.  Readable text by
+default, ``--json`` for machines.  Exit status 0 on success, 2 on bad input
+with a one-line reason on stderr (``ntpcheck: error: ...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from typing import Sequence
+
+import numpy as np
+
+from . import report
+from .assumptions import check_all
+from .embeddings import as_embeddings, canonical, random_orthonormal
+from .errors import DatasetFormatError, EmbeddingError, NTPCheckError
+from .structure import analyse
+from .textformat import load
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        self.exit(2, f"ntpcheck: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} must be finite and > 0")
+    return v
+
+
+def _add_dataset(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dataset", help="a dataset file, or a built-in name (example1)")
+    p.add_argument(
+        "--embeddings",
+        default="canonical",
+        help="canonical (default), orthonormal (random, see --dim/--seed), or a text file with a d x |V| matrix",
+    )
+    p.add_argument("--dim", type=_positive_int, default=None, help="d for --embeddings orthonormal (default |V|)")
+    p.add_argument("--seed", type=int, default=0, help="seed for random embeddings")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ntpcheck", description=__doc__.splitlines()[0])
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"ntpcheck {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("check", help="collocation, partial orders, roles and assumption checks")
+    _add_dataset(p)
+
+    p = sub.add_parser("solve", help="max-margin solutions W*_ov (Eq. 2) and W*_kq (Eq. 3)")
+    _add_dataset(p)
+    p.add_argument("--solver", default="CLARABEL", help="cvxpy solver name (default CLARABEL)")
+
+    p = sub.add_parser("train", help="run Algorithm 1 (two-stage normalized GD)")
+    _add_dataset(p)
+    p.add_argument("--T", type=_positive_int, default=900, help="stage-1 steps (default 900)")
+    p.add_argument("--T2", type=_positive_int, default=900, help="stage-2 steps (default 900)")
+    p.add_argument("--eta0", type=_positive_float, default=None, help="stage-1 step (default 0.2/sqrt(d))")
+    p.add_argument("--eta", type=_positive_float, default=None, help="stage-2 step (default 0.05/sqrt(d))")
+    p.add_argument("--idealised", action="store_true", help="replace the stage-1 output by A W*_ov (Appendix C.1)")
+    p.add_argument("--predict", action="append", default=[], metavar="SENTENCE", help='e.g. --predict "S P" (repeatable)')
+
+    p = sub.add_parser("verify", help="check the paper's claims (the main job)")
+    p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
+    p.add_argument("--profile", choices=["quick", "default", "thorough"], default="default")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
+    p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
+    return parser
+
+
+def _embeddings(args, n_vocab: int) -> np.ndarray:
+    kind = args.embeddings
+    if kind == "canonical":
+        if args.dim not in (None, n_vocab):
+            raise EmbeddingError("--dim only applies to --embeddings orthonormal")
+        return canonical(n_vocab)
+    if kind == "orthonormal":
+        return random_orthonormal(n_vocab, args.dim, args.seed)
+    try:
+        E = np.loadtxt(kind, ndmin=2)
+    except (OSError, ValueError) as e:
+        raise EmbeddingError(f"cannot read embeddings from {kind!r}: {e}") from None
+    return as_embeddings(E, n_vocab)
+
+
+def _emit(args, obj: dict, text: str) -> None:
+    if args.json:
+        print(json.dumps(obj, indent=2, allow_nan=True))
+    else:
+        print(text)
+
+
+def cmd_check(args) -> int:
+    ds = load(args.dataset)
+    E = _embeddings(args, ds.n_vocab)
+    st = analyse(ds)
+    res = check_all(st, E)
+    _emit(args, report.check_json(st, res), report.check_text(st, res))
+    return 0
+
+
+def cmd_solve(args) -> int:
+    from . import maxmargin as mm
+    from .embeddings import is_orthonormal
+
+    ds = load(args.dataset)
+    E = _embeddings(args, ds.n_vocab)
+    st = analyse(ds)
+    s2 = mm.solve(mm.build_eq2(st, E), args.solver)
+    s3 = mm.solve(mm.build_eq3(st, E), args.solver)
+    vocab = ds.vocab
+    U = s2.W @ E
+    K = E.T @ s3.W @ E
+    coll_tokens = [x for x in vocab if x in st.collocation.mapping]
+    prop2 = None
+    prop2_note = None
+    if is_orthonormal(E):
+        try:
+            prop2 = mm.proposition2_values(st)
+        except NTPCheckError as e:
+            prop2_note = str(e)
+    else:
+        prop2_note = "Proposition 2 needs Assumption 2 (orthonormal embeddings)"
+    closed = None
+    if is_orthonormal(E):
+        closed = float(np.max(np.abs(mm.eq2_closed_form(st, E) - s2.W), initial=0.0))
+    obj = {
+        "w_ov": report.columns_by_token(U, vocab, coll_tokens),
+        "w_kq": report.matrix_by_query(K, vocab, list(st.orders)),
+        "prop2": prop2,
+        "residuals": {"w_ov": s2.residuals.to_json(), "w_kq": s3.residuals.to_json()},
+        "norms": {"w_ov": s2.norm, "w_kq": s3.norm},
+        "eq2_closed_form_max_abs_diff": closed,
+        "solver": args.solver.upper(),
+        "seconds": {"w_ov": s2.seconds, "w_kq": s3.seconds},
+    }
+    if prop2_note:
+        obj["prop2_note"] = prop2_note
+    lines = [
+        f"Eq. (2): ||W*_ov|| = {report.fmt(s2.norm)}   ({len(s2.problem.labels)} constraints, {s2.method}, {s2.seconds:.3g} s)",
+        report.token_table(obj["w_ov"], vocab, "W*_ov x, by output token (columns: x):"),
+    ]
+    if closed is not None:
+        lines.append(f"  closed form of Eq. (2): max |difference| = {closed:.3g}")
+    lines.append(f"  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s2.residuals.to_json().items()))
+    lines += [
+        "",
+        f"Eq. (3): ||W*_kq|| = {report.fmt(s3.norm)}   ({len(s3.problem.labels)} constraints, {s3.method}, {s3.seconds:.3g} s)",
+    ]
+    rows = []
+    for q in st.orders:
+        for x in vocab:
+            r = st.roles[q][x].value
+            p = "n/a" if prop2 is None else report.fmt(prop2[q][x])
+            rows.append([q, x, r, report.fmt(obj["w_kq"][q][x]), p])
+    lines.append(report._indent(report.table(rows, ["query", "token", "role", "x^T W*_kq q", "Prop. 2"])))
+    if prop2_note:
+        lines.append(f"  ({prop2_note})")
+    elif prop2 is not None:
+        dev = max(abs(prop2[q][x] - obj["w_kq"][q][x]) for q in prop2 for x in vocab)
+        lines.append(f"  Proposition 2 vs solver: max |difference| = {dev:.3g}")
+    lines.append(f"  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s3.residuals.to_json().items()))
+    _emit(args, obj, "\n".join(lines))
+    return 0
+
+
+def cmd_train(args) -> int:
+    from .model import predict_proba
+    from .training import TrainingConfig, train
+
+    ds = load(args.dataset)
+    E = _embeddings(args, ds.n_vocab)
+    predict = [s.split() for s in args.predict]
+    encoded = [ds.encode(s) for s in predict]  # fail on bad tokens before training
+    cfg = TrainingConfig(T=args.T, T2=args.T2, eta0=args.eta0, eta=args.eta, idealised_stage1=args.idealised, record_attention=False, stride=max(1, max(args.T, args.T2)))
+    traj = train(ds, cfg, E)
+    preds = []
+    for sent, enc in zip(predict, encoded):
+        p = predict_proba(traj.W_ov, traj.W_kq, E, enc, ds.n_vocab)
+        k = int(np.argmax(p))
+        preds.append({"sentence": " ".join(sent), "token": ds.vocab[k], "probability": float(p[k])})
+
+    def stage(s):
+        return {"loss": float(s.loss[-1]), "norm": float(s.norm[-1]), "one_minus_cos": float(s.one_minus_cos[-1]), "steps": int(s.steps[-1]), "stopped": s.stopped}
+
+    obj = {
+        "stage1": stage(traj.stage1),
+        "stage2": stage(traj.stage2),
+        "eta0": traj.eta0,
+        "eta": traj.eta,
+        "predictions": preds,
+        "seconds": {"stage1": traj.stage1.seconds, "stage2": traj.stage2.seconds},
+    }
+    if args.idealised:
+        obj["stage1"]["note"] = "W_ov replaced by the idealised A W*_ov after stage 1"
+    lines = [f"Algorithm 1 on {ds.name}: T = {args.T}, T' = {args.T2}, eta0 = {traj.eta0:.4g}, eta = {traj.eta:.4g}, d = {E.shape[0]}"]
+    for name, key, s in (("stage 1 (W_ov, loss L_0)", "stage1", traj.stage1), ("stage 2 (W_kq, loss L)", "stage2", traj.stage2)):
+        o = obj[key]
+        lines.append(
+            f"  {name}: loss {report.fmt(o['loss'])}, ||W|| {report.fmt(o['norm'])}, "
+            f"1 - cos(W, W*) {report.fmt(o['one_minus_cos'])}  ({s.seconds:.3g} s)"
+        )
+        if s.stopped:
+            lines.append(f"    stopped early: {s.stopped}")
+    for pr in preds:
+        lines.append(f"  predict '{pr['sentence']}' -> {pr['token']}  (probability {pr['probability']:.6g})")
+    _emit(args, obj, "\n".join(lines))
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from .verify import run_verify
+
+    return run_verify(args)
+
+
+COMMANDS = {"check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except NTPCheckError as e:
+        msg = " ".join(str(e).split())
+        print(f"ntpcheck: error: {msg}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. `ntpcheck ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Gradients (Eq. 5, Eq. 6) against finite differences, and saturation accuracy."""
+
+import numpy as np
+import pytest
+
+import ntpcheck
+from ntpcheck import analyse, loads, model
+from ntpcheck.training import collocation_arrays
+
+DATASETS = {
+    "example1": ntpcheck.load("example1"),
+    # repeated tokens, unequal weights, a token without collocation (z)
+    "mixed": loads("a -> b\nb -> c\nc -> a\na a b c -> b @ 3\nc b z -> a\nz c -> a @ 0.5\n"),
+}
+
+
+def central_difference(f, W, h=1e-6):
+    G = np.zeros_like(W)
+    for idx in np.ndindex(W.shape):
+        Wp, Wm = W.copy(), W.copy()
+        Wp[idx] += h
+        Wm[idx] -= h
+        G[idx] = (f(Wp) - f(Wm)) / (2 * h)
+    return G
+
+
+def embeddings(kind, n, rng):
+    if kind == "canonical":
+        return None
+    if kind == "orthonormal":
+        return ntpcheck.embeddings.random_orthonormal(n, n + 2, rng)
+    return rng.standard_normal((n + 1, n))  # correlated, unnormalised: gradients must not care
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+@pytest.mark.parametrize("kind", ["canonical", "orthonormal", "random"])
+def test_grad_kq_and_grad_ov_match_finite_differences(name, kind):
+    rng = np.random.default_rng(1)
+    ds = DATASETS[name]
+    arr = ds.arrays
+    E = embeddings(kind, ds.n_vocab, rng)
+    d = ds.n_vocab if E is None else E.shape[0]
+    Wov = rng.standard_normal((ds.n_vocab, d))
+    Wkq = rng.standard_normal((d, d))
+    G, lo = model.grad_kq(Wov, Wkq, E, arr)
+    assert lo == pytest.approx(model.loss(Wov, Wkq, E, arr), rel=1e-14)
+    num = central_difference(lambda W: model.loss(Wov, W, E, arr), Wkq)
+    np.testing.assert_allclose(G, num, atol=1e-7 * max(1, np.abs(num).max()))
+    Gov = model.grad_ov(Wov, Wkq, E, arr)
+    num = central_difference(lambda W: model.loss(W, Wkq, E, arr), Wov)
+    np.testing.assert_allclose(Gov, num, atol=1e-7 * max(1, np.abs(num).max()))
+
+
+@pytest.mark.parametrize("kind", ["canonical", "orthonormal", "random"])
+def test_stage1_grad_matches_finite_differences(kind):
+    rng = np.random.default_rng(2)
+    ds = DATASETS["mixed"]
+    coll = collocation_arrays(analyse(ds))
+    E = embeddings(kind, ds.n_vocab, rng)
+    d = ds.n_vocab if E is None else E.shape[0]
+    Wov = rng.standard_normal((ds.n_vocab, d))
+    G, lo = model.stage1_grad(Wov, E, coll)
+    assert lo == pytest.approx(model.stage1_loss(Wov, E, coll), rel=1e-14)
+    num = central_difference(lambda W: model.stage1_loss(W, E, coll), Wov)
+    np.testing.assert_allclose(G, num, atol=1e-7 * max(1, np.abs(num).max()))
+
+
+def test_eq6_literal_formula_agrees():
+    """The vectorised gradient equals Eq. (6) written out sample by sample."""
+    rng = np.random.default_rng(3)
+    ds = DATASETS["mixed"]
+    E = rng.standard_normal((ds.n_vocab + 1, ds.n_vocab))
+    d = E.shape[0]
+    Wov, Wkq = rng.standard_normal((ds.n_vocab, d)), rng.standard_normal((d, d))
+    idx = ds.index
+    G = np.zeros((d, d))
+    for s, pi in zip(ds.samples, ds.pi):
+        X = E[:, [idx[t] for t in s.sentence]]
+        xq = X[:, -1]
+        phi = np.exp(X.T @ Wkq @ xq - (X.T @ Wkq @ xq).max())
+        phi /= phi.sum()
+        z = Wov @ X @ phi
+        T = np.exp(z - z.max())
+        T /= T.sum()
+        p = np.zeros(ds.n_vocab)
+        p[idx[s.next]] = 1
+        G += pi * X @ (np.diag(phi) - np.outer(phi, phi)) @ X.T @ Wov.T @ (T - p)[:, None] @ xq[None, :]
+    np.testing.assert_allclose(model.grad_kq(Wov, Wkq, E, ds.arrays)[0], G, atol=1e-12)
+
+
+def test_cross_entropy_is_accurate_in_saturation():
+    z = np.array([[700.0, 0.0, 0.0], [0.0, 30.0, -5.0]])
+    loss, p = model.cross_entropy_parts(z, np.array([0, 0]))
+    assert loss[0] == pytest.approx(2 * np.exp(-700.0), rel=1e-12)  # naive logsumexp - z_y gives 0
+    assert p[0, 1] == pytest.approx(np.exp(-700.0), rel=1e-12) and p[0, 0] == 0
+    assert loss[1] == pytest.approx(30 + np.log1p(np.exp(-30) + np.exp(-35)), rel=1e-14)
+
+
+def _grad_kq_decimal(Wov, Wkq, ds, digits=200):
+    """Eq. (6) written out literally in ``digits``-digit decimal arithmetic (canonical embeddings)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = digits
+        V = ds.n_vocab
+        Wo = [[Decimal(float(x)) for x in row] for row in Wov]
+        Wk = [[Decimal(float(x)) for x in row] for row in Wkq]
+        G = [[Decimal(0)] * V for _ in range(V)]
+        total = sum(Decimal(s.weight) for s in ds.samples)
+        for s in ds.samples:
+            pi = Decimal(s.weight) / total
+            toks = [ds.index[t] for t in s.sentence]
+            q, y = toks[-1], ds.index[s.next]
+            sc = [Wk[i][q] for i in toks]
+            e = [x.exp() for x in sc]
+            phi = [x / sum(e) for x in e]
+            z = [sum(phi[l] * Wo[v][toks[l]] for l in range(len(toks))) for v in range(V)]
+            ez = [x.exp() for x in z]
+            T = [x / sum(ez) for x in ez]
+            g = [T[v] - (1 if v == y else 0) for v in range(V)]
+            h = [sum(Wo[v][i] * g[v] for v in range(V)) for i in toks]  # X^T W_ov^T (T - e_y)
+            hbar = sum(p * x for p, x in zip(phi, h))
+            for l, i in enumerate(toks):
+                G[i][q] += pi * phi[l] * (h[l] - hbar)
+        return G
+
+
+def test_gradient_is_faithful_when_saturated():
+    """In deep saturation (attention on non-optimal tokens ~1e-30) every entry of
+    the float64 gradient matches Eq. (6) evaluated with 200 significant digits (the literal formula cancels ~1e-60 terms, so it needs them)."""
+    ds = ntpcheck.load("example1")
+    st = analyse(ds)
+    from ntpcheck.maxmargin import build_eq3, eq2_closed_form, solve
+
+    Wov = 60 * eq2_closed_form(st)
+    Wkq = 140 * solve(build_eq3(st)).W
+    G, lo = model.grad_kq(Wov, Wkq, None, ds.arrays)
+    assert 0 < lo < 1e-20
+    ref = _grad_kq_decimal(Wov, Wkq, ds)
+    for i in range(4):
+        for j in range(4):
+            r = float(ref[i][j])
+            if r == 0:
+                assert G[i, j] == 0
+            else:
+                # float64 with no catastrophic cancellation: a few ulps per operation
+                assert G[i, j] == pytest.approx(r, rel=1e-9), (i, j, G[i, j], r)
+    assert np.abs(G).max() < 1e-30  # truly saturated: a naive softmax - one_hot gives exact zeros here
+
+
+def test_safe_norm_does_not_underflow():
+    G = np.full((3, 3), 1e-200)
+    assert model.safe_norm(G) == pytest.approx(3e-200, rel=1e-12)
+    assert np.linalg.norm(G) == 0.0  # what a naive norm would do
+
+
+def test_predict_proba_sums_to_one():
+    ds = ntpcheck.load("example1")
+    rng = np.random.default_rng(0)
+    p = model.predict_proba(rng.standard_normal((4, 4)), rng.standard_normal((4, 4)), None, ds.encode(["S", "P"]), 4)
+    assert p.sum() == pytest.approx(1.0) and (p > 0).all()
