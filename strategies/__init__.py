@@ -1,0 +1,30 @@
+"""Hypothesis strategies for ntpcheck.
+
+Public API
+----------
+realizable_datasets(...)   datasets satisfying Assumptions 1, 2, 3 (and prefix closure)
+violating(assumption, ...) instances breaking exactly one of "1i", "1ii", "2", "3", "prefix"
+embeddings(n_tokens, ...)  orthonormal (Assumption 2) or non-orthonormal embeddings
+training_params(...)       T, T', eta_0, eta around the paper's Section 7 choices
+instances(datasets, ...)   datasets + training parameters -> ntpcheck.claims.Instance
+
+All arguments are keyword-only and validated when the strategy is built
+(``hypothesis.errors.InvalidArgument``).  Drawn datasets print in ntpcheck's
+text format, so a failing example can be pasted into ``ntpcheck check``.
+"""
+
+from .breakers import BREAKABLE, GADGETS, violating
+from .datasets import realizable_datasets, token_names
+from .embeddings import embeddings
+from .params import instances, training_params
+
+__all__ = [
+    "realizable_datasets",
+    "violating",
+    "embeddings",
+    "training_params",
+    "instances",
+    "BREAKABLE",
+    "GADGETS",
+    "token_names",
+]

@@ -1,0 +1,70 @@
+"""Strategies for the parameters of Algorithm 1 and for complete instances."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from ntpcheck.claims import Instance
+from ntpcheck.training import TrainingConfig
+
+from ._validation import check_bounds, check_int
+
+__all__ = ["training_params", "instances"]
+
+
+def _check_eta(name: str, lo: float, hi: float) -> None:
+    for v in (lo, hi):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+            raise InvalidArgument(f"{name} bounds must be finite and > 0, got {v!r}")
+    if lo > hi:
+        raise InvalidArgument(f"min_{name}={lo!r} must not exceed max_{name}={hi!r}")
+
+
+def training_params(
+    *,
+    min_T: int = 1,
+    max_T: int = 900,
+    min_T2: int = 1,
+    max_T2: int = 900,
+    min_eta0: float = 0.02,
+    max_eta0: float = 0.3,
+    min_eta: float = 0.005,
+    max_eta: float = 0.1,
+) -> st.SearchStrategy[TrainingConfig]:
+    """:class:`~ntpcheck.TrainingConfig` values with ``T, T', eta_0, eta`` in the given ranges.
+
+    The default ranges bracket the paper's Section 7 choices
+    (``0.2/sqrt(d)`` and ``0.05/sqrt(d)`` for ``d`` from 1 to 20, 900 steps).
+    The paper's defaults themselves (``eta0 = eta = None``) are drawn often.
+    Shrinks towards the smallest step counts and the paper's step sizes.
+    """
+    check_int("min_T", min_T, 0)
+    check_int("max_T", max_T, 0)
+    check_bounds("min_T", min_T, "max_T", max_T)
+    check_int("min_T2", min_T2, 0)
+    check_int("max_T2", max_T2, 0)
+    check_bounds("min_T2", min_T2, "max_T2", max_T2)
+    _check_eta("eta0", min_eta0, max_eta0)
+    _check_eta("eta", min_eta, max_eta)
+    return st.builds(
+        TrainingConfig,
+        T=st.integers(min_T, max_T),
+        T2=st.integers(min_T2, max_T2),
+        eta0=st.one_of(st.none(), st.floats(min_eta0, max_eta0)),
+        eta=st.one_of(st.none(), st.floats(min_eta, max_eta)),
+    )
+
+
+def instances(datasets: st.SearchStrategy, params: st.SearchStrategy[TrainingConfig] | None = None) -> st.SearchStrategy[Instance]:
+    """Combine datasets (or instances) with training parameters into :class:`Instance` objects."""
+    params = training_params() if params is None else params
+
+    def combine(args):
+        d, cfg = args
+        ds, E = (d.dataset, d.embeddings) if isinstance(d, Instance) else (d, None)
+        return Instance(ds, E, T=cfg.T, T2=cfg.T2, eta0=cfg.eta0, eta=cfg.eta)
+
+    return st.tuples(datasets, params).map(combine)
