@@ -32,6 +32,9 @@ from .structure import Structure, analyse
 
 __all__ = ["Verdict", "Outcome", "Instance", "Claim", "ClaimResult"]
 
+#: Process-wide cache of trajectories, keyed by :attr:`Instance.key`.
+_TRAJECTORIES: dict = {}
+
 
 class Verdict(str, Enum):
     HOLDS = "holds"
@@ -87,6 +90,7 @@ class Instance:
     T2: int = 900
     eta0: float | None = None
     eta: float | None = None
+    idealised: bool = False
 
     @cached_property
     def E(self) -> np.ndarray:
@@ -105,6 +109,14 @@ class Instance:
         eta0 = 0.2 / math.sqrt(self.d) if self.eta0 is None else self.eta0
         eta = 0.05 / math.sqrt(self.d) if self.eta is None else self.eta
         return eta0, eta
+
+    @cached_property
+    def key(self) -> tuple:
+        """Identifies the computation: dataset text, embeddings and parameters."""
+        from .textformat import dumps
+
+        emb = None if self.embeddings is None else self.E.tobytes()
+        return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.idealised)
 
     @cached_property
     def w_ov_star(self) -> np.ndarray:
@@ -126,17 +138,39 @@ class Instance:
 
     @cached_property
     def trajectory(self):
-        """Algorithm 1 with the instance's parameters, references W*_ov, W*_kq."""
+        """Algorithm 1 with the instance's parameters, all weights kept.
+
+        References for the alignment curves are ``W*_ov`` and ``W*_kq`` when
+        they can be computed (else the curves are NaN).  Results are cached
+        per :attr:`key` for the duration of the process, so claims that draw
+        the same instance do not train twice.
+        """
+        hit = _TRAJECTORIES.get(self.key)
+        if hit is not None:
+            return hit
+        from .errors import NTPCheckError
         from .training import TrainingConfig, train
 
-        cfg = TrainingConfig(T=self.T, T2=self.T2, eta0=self.eta0, eta=self.eta)
-        return train(self.structure, cfg, self.E, (self.w_ov_star, self.w_kq_star))
+        refs = []
+        for name in ("w_ov_star", "w_kq_star"):
+            try:
+                refs.append(getattr(self, name))
+            except NTPCheckError:
+                refs.append(None)
+        cfg = TrainingConfig(T=self.T, T2=self.T2, eta0=self.eta0, eta=self.eta, idealised_stage1=self.idealised)
+        traj = train(self.structure, cfg, self.E, tuple(refs), keep_weights=True)
+        if len(_TRAJECTORIES) > 256:
+            _TRAJECTORIES.clear()
+        _TRAJECTORIES[self.key] = traj
+        return traj
 
     def __repr__(self) -> str:
         extra = []
         if self.embeddings is not None:
             extra.append(f"embeddings=<{self.E.shape[0]}x{self.E.shape[1]}>")
         extra += [f"T={self.T}", f"T2={self.T2}"]
+        if self.idealised:
+            extra.append("idealised=True")
         if self.eta0 is not None:
             extra.append(f"eta0={self.eta0!r}")
         if self.eta is not None:

@@ -43,6 +43,7 @@ __all__ = [
     "grad_ov",
     "stage1_loss",
     "stage1_grad",
+    "stage1_grad_scaled",
     "CollocationArrays",
     "safe_norm",
     "predict_proba",
@@ -191,6 +192,33 @@ def stage1_grad(Wov: np.ndarray, E: np.ndarray | None, coll: CollocationArrays) 
     np.add.at(Gtok.T, coll.source, g)  # column x gets g_x
     G = Gtok if E is None else Gtok @ E.T
     return G, float(lo.sum())
+
+
+def stage1_grad_scaled(Wov: np.ndarray, E: np.ndarray | None, coll: CollocationArrays) -> tuple[np.ndarray, float, float]:
+    """Eq. (5) up to a positive factor: ``(G_s, log_scale, L_0)`` with ``grad L_0 = G_s exp(log_scale)``.
+
+    The wrong-class probabilities are formed as ``exp(log p - M)`` with ``M``
+    their largest log, so the *direction* of the gradient, which is all
+    normalized GD needs, stays exact when every ``p_v`` underflows (margins
+    beyond ~745).  ``G_s`` has largest entry about 1.
+    """
+    U = _token_values(Wov, E)
+    z = U[:, coll.source].T
+    n = np.arange(len(coll.source))
+    d = z - z[n, coll.target][:, None]
+    lo, _ = cross_entropy_parts(z, coll.target)
+    logp = d - lo[:, None]
+    logp[n, coll.target] = -np.inf
+    M = float(np.max(logp)) if logp.size else 0.0
+    if not np.isfinite(M):
+        return np.zeros_like(Wov), 0.0, float(lo.sum())
+    g = np.exp(logp - M)
+    g[n, coll.target] = -g.sum(axis=1)
+    V = coll.n_vocab
+    Gtok = np.zeros((V, V))
+    np.add.at(Gtok.T, coll.source, g)
+    G = Gtok if E is None else Gtok @ E.T
+    return G, M, float(lo.sum())
 
 
 def predict_proba(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, tokens: np.ndarray, n_vocab: int) -> np.ndarray:

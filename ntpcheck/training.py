@@ -14,8 +14,10 @@ Appendix C.1 (used from Lemma 4 on) replaces the stage-1 output by the
 matrix whose stage-1 margins all equal ``A = T eta_0 / (4 ||W*_ov||^2)``
 (Corollary 1), i.e. ``A W*_ov`` under Assumption 2.
 
-If a gradient underflows to zero (or stops being finite) training stops
-cleanly; :attr:`StageTrajectory.stopped` says at which step and why.
+Stage 1 uses a log-scaled gradient (:func:`ntpcheck.model.stage1_grad_scaled`),
+so its direction stays exact after the loss underflows.  If a stage-2
+gradient underflows to zero (or stops being finite) training stops cleanly;
+:attr:`StageTrajectory.stopped` says at which step and why.
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ class StageTrajectory:
     W: np.ndarray
     stopped: str | None = None
     seconds: float = 0.0
+    weights: np.ndarray | None = None  # (k, ...) the parameter at every recorded step, if kept
 
 
 @dataclass
@@ -213,9 +216,9 @@ def _ngd(
 
 
 class _Recorder:
-    def __init__(self, margin_fn, ref, attention_fn=None):
-        self.steps, self.loss, self.norm, self.cos, self.margins, self.att = [], [], [], [], [], []
-        self.margin_fn, self.ref, self.attention_fn = margin_fn, ref, attention_fn
+    def __init__(self, margin_fn, ref, attention_fn=None, keep_weights=False):
+        self.steps, self.loss, self.norm, self.cos, self.margins, self.att, self.W = [], [], [], [], [], [], []
+        self.margin_fn, self.ref, self.attention_fn, self.keep = margin_fn, ref, attention_fn, keep_weights
 
     def __call__(self, t: int, W: np.ndarray, lo: float) -> None:
         self.steps.append(t)
@@ -225,6 +228,8 @@ class _Recorder:
         self.margins.append(self.margin_fn(W))
         if self.attention_fn is not None:
             self.att.append(self.attention_fn(W))
+        if self.keep:
+            self.W.append(W.copy())
 
     def result(self, W: np.ndarray, stopped: str | None, seconds: float) -> StageTrajectory:
         m = np.array(self.margins) if self.margins and len(self.margins[0]) else np.zeros((len(self.steps), 0))
@@ -238,6 +243,7 @@ class _Recorder:
             W,
             stopped,
             seconds,
+            np.array(self.W) if self.keep else None,
         )
 
 
@@ -248,16 +254,18 @@ def run_stage1(
     eta0: float,
     reference: np.ndarray | None = None,
     stride: int = 1,
+    keep_weights: bool = False,
 ) -> StageTrajectory:
     """Stage 1 of Algorithm 1 from ``W_ov = 0``; ``reference`` is usually ``W*_ov``."""
     import time
 
     coll = collocation_arrays(st)
-    rec = _Recorder(lambda W: _stage1_margins(W, E, coll), reference)
+    rec = _Recorder(lambda W: _stage1_margins(W, E, coll), reference, keep_weights=keep_weights)
     t0 = time.perf_counter()
     Ecan = None if _is_identity(E) else E
+    # The log-scaled gradient keeps the exact NGD direction when the loss underflows.
     W, stopped = _ngd(
-        np.zeros((st.dataset.n_vocab, E.shape[0])), T, eta0, lambda W: model.stage1_grad(W, Ecan, coll), rec, stride
+        np.zeros((st.dataset.n_vocab, E.shape[0])), T, eta0, lambda W: model.stage1_grad_scaled(W, Ecan, coll)[::2], rec, stride
     )
     return rec.result(W, stopped, time.perf_counter() - t0)
 
@@ -272,6 +280,7 @@ def run_stage2(
     stride: int = 1,
     record_attention: bool = True,
     W_kq0: np.ndarray | None = None,
+    keep_weights: bool = False,
 ) -> StageTrajectory:
     """Stage 2 of Algorithm 1 with ``W_ov`` frozen, from ``W_kq0`` (default 0)."""
     import time
@@ -279,7 +288,7 @@ def run_stage2(
     arr = st.dataset.arrays
     Ecan = None if _is_identity(E) else E
     att = (lambda W: model.attention(W, Ecan, arr)) if record_attention else None
-    rec = _Recorder(_stage2_margin_fn(st, E), reference, att)
+    rec = _Recorder(_stage2_margin_fn(st, E), reference, att, keep_weights)
     d = E.shape[0]
     W0 = np.zeros((d, d)) if W_kq0 is None else np.array(W_kq0, dtype=float)
     t0 = time.perf_counter()
@@ -309,6 +318,7 @@ def train(
     config: TrainingConfig = TrainingConfig(),
     embeddings: np.ndarray | None = None,
     references: tuple[np.ndarray | None, np.ndarray | None] | None = None,
+    keep_weights: bool = False,
 ) -> Trajectory:
     """Run Algorithm 1 and record both stages.
 
@@ -331,10 +341,10 @@ def train(
 
         references = reference_solutions(st, E)
     ref_ov, ref_kq = references
-    s1 = run_stage1(st, E, config.T, eta0, ref_ov, config.stride)
+    s1 = run_stage1(st, E, config.T, eta0, ref_ov, config.stride, keep_weights)
     W_ov = s1.W
     if config.idealised_stage1:
         W_ov = idealised_stage1(st, E, config.T, eta0)
         s1.W = W_ov
-    s2 = run_stage2(st, E, W_ov, config.T2, eta, ref_kq, config.stride, config.record_attention)
+    s2 = run_stage2(st, E, W_ov, config.T2, eta, ref_kq, config.stride, config.record_attention, keep_weights=keep_weights)
     return Trajectory(s1, s2, eta0, eta, config, E)

@@ -159,3 +159,20 @@ def test_predict_proba_sums_to_one():
     rng = np.random.default_rng(0)
     p = model.predict_proba(rng.standard_normal((4, 4)), rng.standard_normal((4, 4)), None, ds.encode(["S", "P"]), 4)
     assert p.sum() == pytest.approx(1.0) and (p > 0).all()
+
+
+def test_scaled_stage1_gradient_is_parallel_and_survives_underflow():
+    ds = DATASETS["mixed"]
+    coll = collocation_arrays(analyse(ds))
+    W = np.random.default_rng(5).standard_normal((ds.n_vocab, ds.n_vocab))
+    G, _ = model.stage1_grad(W, None, coll)
+    Gs, M, _ = model.stage1_grad_scaled(W, None, coll)
+    np.testing.assert_allclose(Gs * np.exp(M), G, rtol=1e-12, atol=1e-15)
+    # Far beyond float range: the plain gradient is exactly 0, the scaled one keeps its direction.
+    from ntpcheck.maxmargin import eq2_closed_form
+
+    Ws = eq2_closed_form(analyse(ds))
+    assert not model.stage1_grad(5000 * Ws, None, coll)[0].any()
+    small = model.stage1_grad(20 * Ws, None, coll)[0]
+    big = model.stage1_grad_scaled(5000 * Ws, None, coll)[0]
+    np.testing.assert_allclose(big / np.linalg.norm(big), small / np.linalg.norm(small), atol=1e-12)

@@ -1,0 +1,93 @@
+"""Appendix A: the gradient formulas Eq. (5) and Eq. (6), against finite differences.
+
+The checker evaluates the formula (as implemented in :mod:`ntpcheck.model`)
+at a random point and compares it with central differences of the loss.
+Tolerance: central differences with step 1e-6 on losses of order 1 have
+error about 1e-10 (truncation h^2 and rounding eps/h), so a relative
+disagreement above 1e-6 of the gradient's largest entry is a wrong formula.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from ntpcheck import model
+from ntpcheck.claims import Instance, Outcome
+from ntpcheck.training import collocation_arrays
+
+from .common import falsified, holds
+
+__all__ = ["check_eq5", "check_eq6", "FD_RTOL"]
+
+FD_RTOL = 1e-6
+
+
+def _rng(inst: Instance) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(inst.key[0].encode()))
+
+
+def _fd(f, W, h=1e-6):
+    G = np.zeros_like(W)
+    for idx in np.ndindex(W.shape):
+        Wp, Wm = W.copy(), W.copy()
+        Wp[idx] += h
+        Wm[idx] -= h
+        G[idx] = (f(Wp) - f(Wm)) / (2 * h)
+    return G
+
+
+def _compare(G: np.ndarray, num: np.ndarray, what: str) -> Outcome:
+    scale = max(1.0, float(np.abs(num).max()))
+    err = float(np.abs(G - num).max()) / scale
+    slack = (FD_RTOL - err) / FD_RTOL
+    if err > FD_RTOL:
+        return falsified(slack, f"{what} differs from finite differences by {err:.3g} (relative)", rel_error=err)
+    return holds(slack, f"{what} matches finite differences to {err:.3g} (relative)", rel_error=err)
+
+
+def check_eq5(inst: Instance, *, sign: float = 1.0) -> Outcome:
+    """Eq. (5): ``grad L_0 = sum_x (T_0(x) - e_{n(x)}) x^T`` (``sign=-1`` sabotages it)."""
+    E = inst.E
+    coll = collocation_arrays(inst.structure)
+    rng = _rng(inst)
+    W = rng.standard_normal((inst.dataset.n_vocab, E.shape[0]))
+    G = sign * model.stage1_grad(W, E, coll)[0]
+    num = _fd(lambda X: model.stage1_loss(X, E, coll), W)
+    return _compare(G, num, "Eq. (5)")
+
+
+def check_eq6(inst: Instance, *, drop_jacobian_term: bool = False) -> Outcome:
+    """Eq. (6) at a random point; ``drop_jacobian_term`` uses ``diag(phi)`` for ``diag(phi) - phi phi^T``."""
+    E = inst.E
+    rng = _rng(inst)
+    d = E.shape[0]
+    Wov, Wkq = rng.standard_normal((inst.dataset.n_vocab, d)), rng.standard_normal((d, d))
+    arr = inst.dataset.arrays
+    if drop_jacobian_term:
+        G = _eq6_without_outer(Wov, Wkq, E, inst)
+    else:
+        G = model.grad_kq(Wov, Wkq, E, arr)[0]
+    num = _fd(lambda X: model.loss(Wov, X, E, arr), Wkq)
+    return _compare(G, num, "Eq. (6)")
+
+
+def _eq6_without_outer(Wov, Wkq, E, inst):
+    """A sabotaged Eq. (6) that forgets the ``- phi phi^T`` term (must be rejected)."""
+    ds = inst.dataset
+    idx = ds.index
+    G = np.zeros_like(Wkq)
+    for s, pi in zip(ds.samples, ds.pi):
+        X = E[:, [idx[t] for t in s.sentence]]
+        xq = X[:, -1]
+        sc = X.T @ Wkq @ xq
+        phi = np.exp(sc - sc.max())
+        phi /= phi.sum()
+        z = Wov @ X @ phi
+        T = np.exp(z - z.max())
+        T /= T.sum()
+        p = np.zeros(ds.n_vocab)
+        p[idx[s.next]] = 1
+        G += pi * X @ np.diag(phi) @ X.T @ Wov.T @ (T - p)[:, None] @ xq[None, :]
+    return G
