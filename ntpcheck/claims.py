@@ -121,9 +121,12 @@ class Instance:
     @cached_property
     def w_ov_star(self) -> np.ndarray:
         """``W*_ov`` of Eq. (2) (closed form under Assumption 2, else the solver)."""
-        from .maxmargin import reference_solutions
+        from .embeddings import is_orthonormal
+        from .maxmargin import build_eq2, eq2_closed_form, solve
 
-        return reference_solutions(self.structure, self.E, strict=True)[0]
+        if is_orthonormal(self.E):
+            return eq2_closed_form(self.structure, self.E)
+        return solve(build_eq2(self.structure, self.E)).W
 
     @cached_property
     def eq3(self):
@@ -153,6 +156,9 @@ class Instance:
 
         refs = []
         for name in ("w_ov_star", "w_kq_star"):
+            if name == "w_kq_star" and self.T2 == 0:
+                refs.append(None)  # stage 2 does not run: no need to solve Eq. (3)
+                continue
             try:
                 refs.append(getattr(self, name))
             except NTPCheckError:
@@ -199,6 +205,15 @@ class Claim:
     sabotage : callable or None
         ``sabotage() -> Outcome`` runs the checker on a deliberately wrong
         input; it must come back ``falsified`` (every check can fail).
+    make : callable or None
+        ``make(instance) -> Instance`` sets the training parameters the claim
+        needs on a drawn instance; the assumption-necessity matrix applies it
+        to instances that break one condition.  None for fixed instances.
+    section : str
+        Where the claim is in the paper.
+    examples : tuple of callables
+        Pinned regression instances (earlier counterexamples), checked
+        before any drawn instance.
     """
 
     id: str
@@ -209,6 +224,9 @@ class Claim:
     variant: str | None = None
     sabotage: Callable[[], Outcome] | None = None
     notes: str = ""
+    make: Callable[["Instance"], "Instance"] | None = None
+    section: str = ""
+    examples: tuple[Callable[[], "Instance"], ...] = ()
 
     @property
     def name(self) -> str:

@@ -155,14 +155,19 @@ def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
     return 0.5 * float(np.sum(D * D))
 
 
-def _stage1_margins(W: np.ndarray, E: np.ndarray, coll: CollocationArrays) -> np.ndarray:
-    U = W @ E  # column x: W x
-    cols = U[:, coll.source]  # (V, |C|)
-    top = cols[coll.target, np.arange(len(coll.source))]
-    m = top[None, :] - cols  # (V, |C|)
-    keep = np.ones_like(m, dtype=bool)
-    keep[coll.target, np.arange(len(coll.source))] = False
-    return m.T[keep.T]
+def _stage1_margins(Ws: np.ndarray, E: np.ndarray, coll: CollocationArrays) -> np.ndarray:
+    """``(e_{n(x)} - e_i)^T W x`` for every recorded W (shape (k, |C| (|V| - 1)))."""
+    k = len(Ws)
+    if len(coll.source) == 0:
+        return np.zeros((k, 0))
+    U = Ws @ E  # (k, V, V): column x is W x
+    cols = U[:, :, coll.source]  # (k, V, |C|)
+    c = np.arange(len(coll.source))
+    top = cols[:, coll.target, c]  # (k, |C|)
+    m = top[:, None, :] - cols  # (k, V, |C|)
+    keep = np.ones(m.shape[1:], dtype=bool)
+    keep[coll.target, c] = False
+    return m.transpose(0, 2, 1)[:, keep.T]
 
 
 def _stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
@@ -172,9 +177,9 @@ def _stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np
     b = np.array([idx[p[1]] for p in pairs], dtype=np.int64)
     q = np.array([idx[p[2]] for p in pairs], dtype=np.int64)
 
-    def margins(W: np.ndarray) -> np.ndarray:
-        K = E.T @ W @ E
-        return K[a, q] - K[b, q]
+    def margins(Ws: np.ndarray) -> np.ndarray:
+        K = np.einsum("di,kde,ej->kij", E, Ws, E)
+        return K[:, a, q] - K[:, b, q]
 
     return margins
 
@@ -216,34 +221,46 @@ def _ngd(
 
 
 class _Recorder:
+    """Collects the parameter and loss at recorded steps; derived curves are
+    computed in one vectorised pass at the end (:meth:`result`)."""
+
     def __init__(self, margin_fn, ref, attention_fn=None, keep_weights=False):
-        self.steps, self.loss, self.norm, self.cos, self.margins, self.att, self.W = [], [], [], [], [], [], []
+        self.steps, self.loss, self.att, self.W = [], [], [], []
         self.margin_fn, self.ref, self.attention_fn, self.keep = margin_fn, ref, attention_fn, keep_weights
 
     def __call__(self, t: int, W: np.ndarray, lo: float) -> None:
         self.steps.append(t)
         self.loss.append(lo)
-        self.norm.append(safe_norm(W))
-        self.cos.append(one_minus_cos(W, self.ref))
-        self.margins.append(self.margin_fn(W))
+        self.W.append(W.copy())
         if self.attention_fn is not None:
             self.att.append(self.attention_fn(W))
-        if self.keep:
-            self.W.append(W.copy())
 
     def result(self, W: np.ndarray, stopped: str | None, seconds: float) -> StageTrajectory:
-        m = np.array(self.margins) if self.margins and len(self.margins[0]) else np.zeros((len(self.steps), 0))
+        Ws = np.array(self.W)
+        k = len(Ws)
+        flat = Ws.reshape(k, -1)
+        scale = np.max(np.abs(flat), axis=1)
+        safe = np.where(scale > 0, scale, 1.0)
+        norms = scale * np.linalg.norm(flat / safe[:, None], axis=1)
+        if self.ref is None or safe_norm(self.ref) == 0:
+            cos = np.full(k, np.nan)
+        else:
+            r = (self.ref / safe_norm(self.ref)).ravel()
+            with np.errstate(invalid="ignore", divide="ignore"):
+                D = flat / np.where(norms > 0, norms, np.nan)[:, None] - r[None, :]
+            cos = 0.5 * np.sum(D * D, axis=1)
+        m = self.margin_fn(Ws)
         return StageTrajectory(
             np.array(self.steps, dtype=np.int64),
             np.array(self.loss),
-            np.array(self.norm),
-            np.array(self.cos),
+            norms,
+            cos,
             m,
             np.array(self.att) if self.attention_fn is not None else None,
             W,
             stopped,
             seconds,
-            np.array(self.W) if self.keep else None,
+            Ws if self.keep else None,
         )
 
 

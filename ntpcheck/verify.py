@@ -35,8 +35,11 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
             return claim.check(inst)
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
-    except (ArithmeticError, ValueError, np.linalg.LinAlgError) as e:
-        return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
+    except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
+        import traceback
+
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e} (at {where.filename.split('/')[-1]}:{where.lineno})")
 
 
 def _counterexample_text(inst: Instance, o: Outcome) -> str:
@@ -70,6 +73,13 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
     outcomes: list[Outcome] = []
+    for make_example in claim.examples:  # pinned regression cases first
+        inst = make_example()
+        o = evaluate(claim, inst)
+        outcomes.append(o)
+        if o.verdict is Verdict.FALSIFIED:
+            return ClaimResult(claim, Verdict.FALSIFIED, len(outcomes), {"slack": o.slack, **dict(o.measured)},
+                               _counterexample_text(inst, o), o.detail + " (pinned regression example)")
 
     def falsifies(inst: Instance) -> bool:
         o = evaluate(claim, inst)

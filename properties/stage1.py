@@ -124,7 +124,8 @@ def check_prop1_loss(inst: Instance, *, k: int = 1, rate_factor: float = 1.0) ->
         return not_reached("too few steps with a positive loss to fit a rate")
     half = t >= t.max() / 2
     rate = -float(np.polyfit(t[half], np.log(L[half]), 1)[0])
-    const = float(np.max(L * np.exp(claimed * t)))
+    log_const = float(np.max(np.log(L) + claimed * t))
+    const = math.exp(log_const) if log_const < 700 else float("inf")
     slack = (rate - claimed) / claimed
     meas = {"rate": f"{rate:.4g} vs claimed {claimed:.4g}", "fitted_rate": rate, "claimed_rate": claimed, "smallest_constant": const, "t_max": int(t.max())}
     if slack < -1e-3:  # a fitted slope; 0.1% covers the curvature of log(1 + x) over the tail
