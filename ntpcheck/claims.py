@@ -91,6 +91,7 @@ class Instance:
     eta0: float | None = None
     eta: float | None = None
     idealised: bool = False
+    setup_error: str | None = None
 
     @cached_property
     def E(self) -> np.ndarray:

@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
     p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
+
+    p = sub.add_parser("matrix", help="assumption-necessity matrix: each claim on data breaking one condition")
+    p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
+    p.add_argument("--profile", choices=["quick", "default", "thorough"], default="quick")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
     return parser
 
 
@@ -241,7 +247,13 @@ def cmd_verify(args) -> int:
     return run_verify(args)
 
 
-COMMANDS = {"check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify}
+def cmd_matrix(args) -> int:
+    from .matrix import run_matrix
+
+    return run_matrix(args)
+
+
+COMMANDS = {"check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

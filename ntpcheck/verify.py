@@ -30,6 +30,8 @@ PROFILES = {"quick": 4, "default": 12, "thorough": 150}
 
 def evaluate(claim: Claim, inst: Instance) -> Outcome:
     """Run a checker; a failure of the check itself becomes an ``error`` outcome."""
+    if inst.setup_error:
+        return Outcome(Verdict.ERROR, detail=inst.setup_error)
     try:
         with np.errstate(over="ignore", under="ignore"):
             return claim.check(inst)

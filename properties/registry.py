@@ -46,16 +46,32 @@ def _strategy(make, *, prefix_closed: bool = True, embeddings: str = "canonical"
     return build
 
 
+def _guarded(make):
+    """A parameter map that records a failure (e.g. an infeasible Eq. (2) on data
+    breaking Assumption 1(i)) in the instance instead of raising while drawing."""
+    from ntpcheck.errors import NTPCheckError
+
+    def wrapped(inst: Instance) -> Instance:
+        try:
+            return make(inst)
+        except NTPCheckError as e:
+            return Instance(inst.dataset, inst.embeddings, T=0, T2=0, setup_error=f"{type(e).__name__}: {e}")
+
+    return wrapped
+
+
 def _params(**p):
     return lambda inst: with_params(inst, **p)
 
 
+@_guarded
 def _cor1(inst: Instance) -> Instance:
     c = s1.cor1_instance(inst.dataset)
     return Instance(inst.dataset, inst.embeddings, T=c.T, T2=0, eta0=c.eta0)
 
 
 def _lemma7(idealised: bool):
+    @_guarded
     def make(inst: Instance) -> Instance:
         c = s2.lemma7_instance(inst.dataset, idealised=idealised)
         return Instance(inst.dataset, inst.embeddings, T=c.T, T2=c.T2, eta=c.eta, idealised=idealised)
@@ -87,6 +103,7 @@ IDEAL = _params(T=900, T2=300, idealised=True)
 TRAINED = _params(T=900, T2=300)
 FULL = _params(T=900, T2=900)
 SOLVE_ONLY = _params(T=0, T2=0)
+THM2 = _guarded(s2.thm2_instance)
 
 
 def _section7_strategy(profile: str):
@@ -176,11 +193,11 @@ REGISTRY: list[Claim] = [
           _strategy(FULL), s2.check_thm1_rate, variant="rate",
           sabotage=lambda: s2.check_thm1_rate(FULL(_ex1()), slack_exponent=-3.0), make=FULL, section="§5.2"),
     Claim("Thm. 2", "min_n sum_{l* in I(n)} phi_l*^(t) >= (1 + L_max exp(-C_1 t))^-1, C_1 = eta/(4 L_max ||W*_kq||^2), beyond a c_0 threshold (Theorem 2)", ASSUMPTIONS_1_2_3,
-          _strategy(s2.thm2_instance), s2.check_thm2_attention, variant="attention",
-          sabotage=lambda: _expect_not_holding(s2.check_thm2_attention(s2.thm2_instance(_ex1()), rate_factor=1e4)), make=s2.thm2_instance, section="§5.2"),
+          _strategy(THM2), s2.check_thm2_attention, variant="attention",
+          sabotage=lambda: _expect_not_holding(s2.check_thm2_attention(s2.thm2_instance(_ex1()), rate_factor=1e4)), make=THM2, section="§5.2"),
     Claim("Thm. 2", "L(theta^(t)) - L* <= |V| exp(-A + 2 A L_max/(L_max + exp(C_1 t))) - L*, A = C_0 T (Theorem 2)", ASSUMPTIONS_1_2_3,
-          _strategy(s2.thm2_instance), s2.check_thm2_loss, variant="loss",
-          sabotage=lambda: _expect_not_holding(s2.check_thm2_loss(s2.thm2_instance(_ex1()), A_factor=50.0)), make=s2.thm2_instance, section="§5.2"),
+          _strategy(THM2), s2.check_thm2_loss, variant="loss",
+          sabotage=lambda: _expect_not_holding(s2.check_thm2_loss(s2.thm2_instance(_ex1()), A_factor=50.0)), make=THM2, section="§5.2"),
     Claim("Thm. 2 fn. 3", "for fixed W_ov = W_ov^(T), the minimum of L over W_kq is L* = |V| exp(-T C_0) (footnote 3, as written)", ASSUMPTIONS_1_2_3,
           _strategy(PROP1), s2.check_fn3, variant="L* = min L",
           sabotage=lambda: s2.check_fn3(with_params(_ex1(), T=900, T2=0), reading="upper", factor=1e-300), make=PROP1, section="§5.2"),
