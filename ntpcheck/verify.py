@@ -24,6 +24,9 @@ from .textformat import dumps
 
 __all__ = ["PROFILES", "evaluate", "run_claim", "run_claims", "select_claims", "run_verify", "versions"]
 
+#: Measured constants aggregated as "smallest constant consistent with every instance".
+CONSTANT_KEYS = ("implied_c0", "smallest_constant")
+
 #: Instances drawn per claim (Hypothesis ``max_examples``) for each profile.
 PROFILES = {"quick": 4, "default": 12, "thorough": 150}
 
@@ -64,6 +67,15 @@ def _aggregate(claim: Claim, outcomes: list[Outcome]) -> ClaimResult:
     worst = min(finite, key=lambda o: o.slack) if finite else reached[0]
     verdict = Verdict.HOLDS if any(o.verdict is Verdict.HOLDS for o in reached) else Verdict.VACUOUS
     measured = {"worst_slack": worst.slack if finite else None, **dict(worst.measured)}
+    # Constants of order claims: the smallest value consistent with every instance is the largest one seen.
+    for key in CONSTANT_KEYS:
+        vals = [float(o.measured[key]) for o in reached if key in o.measured and o.measured[key] is not None]
+        if vals:
+            measured[key] = max(vals)
+    # Fitted exponents: report the slowest (largest) one seen.
+    vals = [float(o.measured["fitted_exponent"]) for o in reached if "fitted_exponent" in o.measured]
+    if vals:
+        measured["fitted_exponent"] = max(vals)
     skipped = n - len(reached)
     detail = worst.detail + (f" ({skipped} instance(s) could not reach the thresholds)" if skipped else "")
     return ClaimResult(claim, verdict, n, measured, None, detail)
@@ -159,6 +171,10 @@ def _summary(r: ClaimResult) -> str:
     m = r.measured
     if r.verdict is Verdict.FALSIFIED:
         return f"slack {m.get('slack', float('nan')):.3g}"
+    if "implied_c0" in m:
+        return f"c_0 >= {m['implied_c0']:.3g}"
+    if "fitted_exponent" in m:
+        return f"slowest fitted t^{m['fitted_exponent']:.3f}"
     if "rate" in m:
         return f"rate {m['rate']}"
     ws = m.get("worst_slack")
