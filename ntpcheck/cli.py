@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="max-margin solutions W*_ov (Eq. 2) and W*_kq (Eq. 3)")
     _add_dataset(p)
-    p.add_argument("--solver", default="CLARABEL", help="cvxpy solver name (default CLARABEL)")
+    p.add_argument("--solver", default=None,
+                   help="exact (default where Assumption 2 holds) or a cvxpy solver name (default otherwise: CLARABEL)")
 
     p = sub.add_parser("train", help="run Algorithm 1 (two-stage normalized GD)")
     _add_dataset(p)
@@ -139,8 +140,18 @@ def cmd_solve(args) -> int:
     ds = load(args.dataset)
     E = _embeddings(args, ds.n_vocab)
     st = analyse(ds)
-    s2 = mm.solve(mm.build_eq2(st, E), args.solver)
-    s3 = mm.solve(mm.build_eq3(st, E), args.solver)
+    solver = args.solver or ("exact" if is_orthonormal(E) else mm.DEFAULT_SOLVER)
+    if solver.lower() == "exact":
+        from .exact import solve_eq2_exact, solve_eq3_exact
+
+        if st.collocation.multiple_next:
+            mm.build_eq2(st, E)  # raises the clear infeasibility error
+        s2 = solve_eq2_exact(st, E)
+        mm.build_eq3(st, E)  # a cyclic order is reported as infeasible before anything else
+        s3 = solve_eq3_exact(st, E)
+    else:
+        s2 = mm.solve(mm.build_eq2(st, E), solver)
+        s3 = mm.solve(mm.build_eq3(st, E), solver)
     vocab = ds.vocab
     U = s2.W @ E
     K = E.T @ s3.W @ E
@@ -164,7 +175,7 @@ def cmd_solve(args) -> int:
         "residuals": {"w_ov": s2.residuals.to_json(), "w_kq": s3.residuals.to_json()},
         "norms": {"w_ov": s2.norm, "w_kq": s3.norm},
         "eq2_closed_form_max_abs_diff": closed,
-        "solver": args.solver.upper(),
+        "solver": solver.upper() if solver.lower() != "exact" else "exact",
         "seconds": {"w_ov": s2.seconds, "w_kq": s3.seconds},
     }
     if prop2_note:

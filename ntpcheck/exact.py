@@ -1,0 +1,160 @@
+"""Exact solvers for Eq. (2) and Eq. (3) under Assumption 2, with KKT certificates.
+
+With orthonormal embeddings both problems split by query column.
+
+Eq. (2): each column ``w = W x`` solves ``min ||w||^2, w_y - w_v >= 1`` and the
+solution is ``e_y - 1/|V|`` with multipliers ``1/|V|`` (closed form).
+
+Eq. (3): for a query ``q`` write ``u_x = x^T W q``; the column problem is
+``min sum u^2 s.t. u_a - u_b >= 1`` over the comparable pairs ``a >_q b``.
+Under Assumption 1(ii) the pairs form a bipartite order (optimal tokens above
+non-optimal ones).  With ``v_b = u_b + 1`` it becomes L2 isotonic regression
+on that order with targets 0 (optimal) and 1 (non-optimal), solved exactly by
+recursive partitioning: at the mean ``m`` of a set, the optimal upper set of
+the closure problem ``max sum_{x in U} (y_x - m)`` (a min cut) splits it;
+a set that does not split is a *block* whose optimal tokens take
+``|N_B|/|B|`` and non-optimal tokens ``|N_B|/|B| - 1``.  Components that are
+complete bipartite are one block immediately.  Multipliers: in each block a
+max flow sends ``u_a`` out of every optimal token and ``-u_b`` into every
+non-optimal one along the block's (tight) pairs; pairs between blocks get 0.
+
+Assumptions: Assumption 2 (else :class:`~ntpcheck.errors.EmbeddingError`)
+and Assumption 1(ii) without confused tokens (else
+:class:`~ntpcheck.errors.AssumptionViolatedError`; use a cvxpy solver).
+"""
+
+from __future__ import annotations
+
+import time
+
+import networkx as nx
+import numpy as np
+
+from .embeddings import as_embeddings, require_orthonormal
+from .errors import AssumptionViolatedError
+from .maxmargin import MaxMarginSolution, build_eq2, build_eq3, eq2_closed_form, kkt_residuals
+from .structure import Structure, analyse
+
+__all__ = ["solve_eq2_exact", "solve_eq3_exact", "isotonic_blocks", "column_solution"]
+
+_INF = float("inf")
+
+
+def _max_closure(nodes_o, nodes_n, edges, m):
+    """Upper set maximising ``sum (y - m)`` (y = 0 on O, 1 on N) and its weight."""
+    g = nx.DiGraph()
+    g.add_node("s")
+    g.add_node("t")
+    for b in nodes_n:
+        g.add_edge("s", ("n", b), capacity=1.0 - m)
+    for a in nodes_o:
+        g.add_edge(("o", a), "t", capacity=m)
+    for a, b in edges:
+        g.add_edge(("n", b), ("o", a), capacity=_INF)
+    cut, (S, _) = nx.minimum_cut(g, "s", "t")
+    weight = len(nodes_n) * (1.0 - m) - cut
+    U_o = {x[1] for x in S if isinstance(x, tuple) and x[0] == "o"}
+    U_n = {x[1] for x in S if isinstance(x, tuple) and x[0] == "n"}
+    return U_o, U_n, weight
+
+
+def isotonic_blocks(O: set, N: set, edges: list[tuple]) -> list[tuple[set, set]]:
+    """Blocks ``(O_B, N_B)`` of the bipartite problem (see module docstring)."""
+    if not O and not N:
+        return []
+    if not edges:
+        return [({a}, set()) for a in O] + [(set(), {b}) for b in N]
+    if len(edges) == len(O) * len(N):  # complete bipartite: one block
+        return [(set(O), set(N))]
+    m = len(N) / (len(O) + len(N))
+    U_o, U_n, w = _max_closure(O, N, edges, m)
+    # Exact weights are multiples of 1/(|O|+|N|); below half of that is zero.
+    if w <= 0.5 / (len(O) + len(N)) or (U_o == O and U_n == N) or not (U_o or U_n):
+        return [(set(O), set(N))]
+    rest_o, rest_n = O - U_o, N - U_n
+    eu = [(a, b) for a, b in edges if a in U_o and b in U_n]
+    er = [(a, b) for a, b in edges if a in rest_o and b in rest_n]
+    return isotonic_blocks(U_o, U_n, eu) + isotonic_blocks(rest_o, rest_n, er)
+
+
+def column_solution(O: set, N: set, edges: list[tuple]) -> tuple[dict, dict]:
+    """Values ``u_x`` and multipliers ``lambda_(a,b)`` of one query column."""
+    u: dict = {}
+    lam: dict = {e: 0.0 for e in edges}
+    g = nx.Graph()
+    g.add_nodes_from([("o", a) for a in O] + [("n", b) for b in N])
+    g.add_edges_from((("o", a), ("n", b)) for a, b in edges)
+    for comp in nx.connected_components(g):
+        co = {x[1] for x in comp if x[0] == "o"}
+        cn = {x[1] for x in comp if x[0] == "n"}
+        ce = [(a, b) for a, b in edges if a in co]
+        for bo, bn in isotonic_blocks(co, cn, ce):
+            c = len(bn) / (len(bo) + len(bn)) if (bo or bn) else 0.0
+            for a in bo:
+                u[a] = c
+            for b in bn:
+                u[b] = c - 1.0
+            be = [(a, b) for a, b in ce if a in bo and b in bn]
+            if bo and bn:
+                f = nx.DiGraph()
+                for a in bo:
+                    f.add_edge("s", ("o", a), capacity=c)
+                for b in bn:
+                    f.add_edge(("n", b), "t", capacity=1.0 - c)
+                for a, b in be:
+                    f.add_edge(("o", a), ("n", b), capacity=_INF)
+                _, flow = nx.maximum_flow(f, "s", "t")
+                for a, b in be:
+                    lam[(a, b)] = float(flow[("o", a)].get(("n", b), 0.0))
+    return u, lam
+
+
+def _require(st: Structure, E: np.ndarray, what: str) -> None:
+    require_orthonormal(E, what)
+    for q, rr in st.roles.items():
+        conf = [x for x, r in rr.items() if r.value == "confused"]
+        if conf:
+            raise AssumptionViolatedError(
+                f"{what} needs a bipartite order (Assumption 1(ii)), but under query {q} "
+                f"{', '.join(conf)} are confused; use a cvxpy solver (--solver CLARABEL)"
+            )
+
+
+def solve_eq3_exact(dataset, embeddings: np.ndarray | None = None) -> MaxMarginSolution:
+    """Exact ``W*_kq`` with its multipliers and KKT residuals (Assumptions 1(ii) and 2)."""
+    st = dataset if isinstance(dataset, Structure) else analyse(dataset)
+    E = as_embeddings(embeddings, st.dataset.n_vocab)
+    t0 = time.perf_counter()
+    _require(st, E, "the exact Eq. (3) solver")
+    idx = st.dataset.index
+    V = st.dataset.n_vocab
+    U = np.zeros((V, V))
+    by_q: dict[str, list[tuple[str, str]]] = {}
+    for a, b, q in st.eq3_pairs:
+        by_q.setdefault(q, []).append((a, b))
+    lam_by_pair: dict[tuple[str, str, str], float] = {}
+    for q, edges in by_q.items():
+        O = {a for a, _ in edges}
+        N = {b for _, b in edges}
+        u, lam = column_solution(O, N, edges)
+        for x, val in u.items():
+            U[idx[x], idx[q]] = val
+        for (a, b), val in lam.items():
+            lam_by_pair[(a, b, q)] = val
+    W = E @ U @ E.T
+    seconds = time.perf_counter() - t0
+    problem = build_eq3(st, E)
+    lam = np.array([lam_by_pair[p] for p in problem.labels])
+    return MaxMarginSolution(problem, W, lam, kkt_residuals(problem.R, W.ravel(), lam), "exact", seconds)
+
+
+def solve_eq2_exact(dataset, embeddings: np.ndarray | None = None) -> MaxMarginSolution:
+    """``W*_ov`` in closed form with multipliers ``1/|V|`` (Assumption 2)."""
+    st = dataset if isinstance(dataset, Structure) else analyse(dataset)
+    E = as_embeddings(embeddings, st.dataset.n_vocab)
+    t0 = time.perf_counter()
+    W = eq2_closed_form(st, E)
+    seconds = time.perf_counter() - t0
+    problem = build_eq2(st, E)
+    lam = np.full(problem.n_constraints, 1.0 / st.dataset.n_vocab)
+    return MaxMarginSolution(problem, W, lam, kkt_residuals(problem.R, W.ravel(), lam), "exact", seconds)
