@@ -169,9 +169,11 @@ def check_1ii(ds: Dataset | Structure) -> CheckResult:
     """Assumption 1(ii): every x^q-partial order is acyclic, with no confused token."""
     st = _structure(ds)
     out: list[Violation] = []
+    from .structure import may_have_cycle
+
     for q, g in st.orders.items():
         try:
-            cycle = nx.find_cycle(g)
+            cycle = nx.find_cycle(g) if may_have_cycle(g) else None
         except nx.NetworkXNoCycle:
             cycle = None
         if cycle:

@@ -94,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
     p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
 
+    p = sub.add_parser("bench", help="max-margin solver benchmark (exact vs cvxpy solvers)")
+    p.add_argument("--sizes", default="10,50,100,400", help="comma-separated |V| values")
+    p.add_argument("--repeat", type=_positive_int, default=3, help="runs per method (best is kept)")
+    p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
+
     p = sub.add_parser("matrix", help="assumption-necessity matrix: each claim on data breaking one condition")
     p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
     p.add_argument("--profile", choices=["quick", "default", "thorough"], default="quick")
@@ -264,7 +269,13 @@ def cmd_matrix(args) -> int:
     return run_matrix(args)
 
 
-COMMANDS = {"check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
+def cmd_bench(args) -> int:
+    from .bench import run_bench
+
+    return run_bench(args)
+
+
+COMMANDS = {"bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,7 +35,7 @@ from .errors import AssumptionViolatedError
 from .maxmargin import MaxMarginSolution, build_eq2, build_eq3, eq2_closed_form, kkt_residuals
 from .structure import Structure, analyse
 
-__all__ = ["solve_eq2_exact", "solve_eq3_exact", "isotonic_blocks", "column_solution"]
+__all__ = ["solve_eq2_exact", "solve_eq3_exact", "eq3_values", "eq2_fast", "isotonic_blocks", "column_solution"]
 
 _INF = float("inf")
 
@@ -110,9 +110,9 @@ def column_solution(O: set, N: set, edges: list[tuple]) -> tuple[dict, dict]:
 
 
 def _require(st: Structure, E: np.ndarray, what: str) -> None:
-    require_orthonormal(E, what)
-    for q, rr in st.roles.items():
-        conf = [x for x, r in rr.items() if r.value == "confused"]
+    if not _is_identity(E):
+        require_orthonormal(E, what)
+    for q, conf in st.confused.items():
         if conf:
             raise AssumptionViolatedError(
                 f"{what} needs a bipartite order (Assumption 1(ii)), but under query {q} "
@@ -120,41 +120,122 @@ def _require(st: Structure, E: np.ndarray, what: str) -> None:
             )
 
 
-def solve_eq3_exact(dataset, embeddings: np.ndarray | None = None) -> MaxMarginSolution:
-    """Exact ``W*_kq`` with its multipliers and KKT residuals (Assumptions 1(ii) and 2)."""
+def eq3_values(st: Structure) -> tuple[np.ndarray, dict]:
+    """``U[x, q] = x^T W*_kq q`` and the multipliers of :attr:`Structure.eq3_pairs`, exactly.
+
+    Vectorised over all queries: the nodes are (token, query) pairs, the
+    components of the comparability graph are found in one sparse pass, and
+    complete bipartite components (the common case) get their values
+    ``|N|/(|O|+|N|)`` and multipliers ``1/(|O|+|N|)`` in closed form; only
+    the other components go through the min-cut decomposition.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    V = st.dataset.n_vocab
+    idx = st.dataset.index
+    U = np.zeros((V, V))
+    pairs = st.eq3_pairs
+    lam = np.zeros(len(pairs))
+    if not pairs:
+        return U, lam
+    a, b, q = st.eq3_index
+    keys, inv = np.unique(np.concatenate([q * V + a, q * V + b]), return_inverse=True)
+    K = len(pairs)
+    ia, ib = inv[:K], inv[K:]
+    n = len(keys)
+    g = coo_matrix((np.ones(K), (ia, ib)), shape=(n, n))
+    ncomp, label = connected_components(g, directed=False)
+    is_o = np.zeros(n, dtype=bool)
+    is_o[ia] = True
+    nO = np.bincount(label[is_o], minlength=ncomp)
+    nN = np.bincount(label[~is_o], minlength=ncomp)
+    nE = np.bincount(label[ia], minlength=ncomp)
+    complete = nE == nO * nN
+    c = nN / np.maximum(nO + nN, 1)
+    val = np.where(is_o, c[label], c[label] - 1.0)
+    tok, qq = keys % V, keys // V
+    ok = complete[label]
+    U[tok[ok], qq[ok]] = val[ok]
+    lam[:] = 1.0 / (nO + nN)[label[ia]]
+    # The rest: components that are not complete bipartite.
+    for comp in np.flatnonzero(~complete):
+        ks = np.flatnonzero(label[ia] == comp)
+        qn = pairs[ks[0]][2]
+        edges = [(pairs[k][0], pairs[k][1]) for k in ks]
+        u, lm = column_solution({e[0] for e in edges}, {e[1] for e in edges}, edges)
+        for x, v in u.items():
+            U[idx[x], idx[qn]] = v
+        for k, e in zip(ks, edges):
+            lam[k] = lm[e]
+    return U, lam
+
+
+def solve_eq3_exact(dataset, embeddings: np.ndarray | None = None, certify: bool = True, validate: bool = True) -> MaxMarginSolution:
+    """Exact ``W*_kq`` with its multipliers and KKT residuals (Assumptions 1(ii) and 2).
+
+    ``seconds`` times the solve alone; the certificate (building the
+    constraint rows and the residuals) is computed afterwards, unless
+    ``certify=False`` (then the residuals are NaN).  ``validate=False`` skips
+    the assumption checks (for benchmarks that validated once already).
+    """
     st = dataset if isinstance(dataset, Structure) else analyse(dataset)
     E = as_embeddings(embeddings, st.dataset.n_vocab)
+    if validate:
+        _require(st, E, "the exact Eq. (3) solver")
+    st.eq3_index  # problem data, like the constraint rows cvxpy gets prebuilt
     t0 = time.perf_counter()
-    _require(st, E, "the exact Eq. (3) solver")
-    idx = st.dataset.index
-    V = st.dataset.n_vocab
-    U = np.zeros((V, V))
-    by_q: dict[str, list[tuple[str, str]]] = {}
-    for a, b, q in st.eq3_pairs:
-        by_q.setdefault(q, []).append((a, b))
-    lam_by_pair: dict[tuple[str, str, str], float] = {}
-    for q, edges in by_q.items():
-        O = {a for a, _ in edges}
-        N = {b for _, b in edges}
-        u, lam = column_solution(O, N, edges)
-        for x, val in u.items():
-            U[idx[x], idx[q]] = val
-        for (a, b), val in lam.items():
-            lam_by_pair[(a, b, q)] = val
-    W = E @ U @ E.T
+    U, lam = eq3_values(st)
+    W = U if _is_identity(E) else E @ U @ E.T
     seconds = time.perf_counter() - t0
-    problem = build_eq3(st, E)
-    lam = np.array([lam_by_pair[p] for p in problem.labels])
+    # build_eq3 labels its rows by st.eq3_pairs, in the same order as lam
+    return _certified(build_eq3, st, E, W, lambda labels: lam, seconds, certify)
+
+
+def _is_identity(E: np.ndarray) -> bool:
+    return E.shape[0] == E.shape[1] and bool(np.array_equal(E, np.eye(E.shape[0])))
+
+
+def _certified(build, st, E, W, multipliers, seconds, certify):
+    from .maxmargin import KKTResiduals, MaxMarginProblem
+
+    if not certify:
+        import scipy.sparse as sp
+
+        nan = float("nan")
+        prob = MaxMarginProblem("(not built)", sp.csr_matrix((0, W.size)), W.shape, ())
+        return MaxMarginSolution(prob, W, np.zeros(0), KKTResiduals(nan, nan, nan, nan), "exact", seconds)
+    problem = build(st, E)
+    lam = multipliers(problem.labels)
     return MaxMarginSolution(problem, W, lam, kkt_residuals(problem.R, W.ravel(), lam), "exact", seconds)
 
 
-def solve_eq2_exact(dataset, embeddings: np.ndarray | None = None) -> MaxMarginSolution:
+def solve_eq2_exact(dataset, embeddings: np.ndarray | None = None, certify: bool = True) -> MaxMarginSolution:
     """``W*_ov`` in closed form with multipliers ``1/|V|`` (Assumption 2)."""
     st = dataset if isinstance(dataset, Structure) else analyse(dataset)
     E = as_embeddings(embeddings, st.dataset.n_vocab)
+    require_orthonormal(E, "the closed form of Eq. (2)")
+    if st.collocation.multiple_next:
+        build_eq2(st, E)  # raises the clear infeasibility error
+    st.collocation_index  # problem data
+    identity = _is_identity(E)
     t0 = time.perf_counter()
-    W = eq2_closed_form(st, E)
+    W = eq2_fast(st, E, identity)
     seconds = time.perf_counter() - t0
-    problem = build_eq2(st, E)
-    lam = np.full(problem.n_constraints, 1.0 / st.dataset.n_vocab)
-    return MaxMarginSolution(problem, W, lam, kkt_residuals(problem.R, W.ravel(), lam), "exact", seconds)
+    V = st.dataset.n_vocab
+    return _certified(build_eq2, st, E, W, lambda labels: np.full(len(labels), 1.0 / V), seconds, certify)
+
+
+def eq2_fast(st: Structure, E: np.ndarray, identity: bool | None = None) -> np.ndarray:
+    """Vectorised ``sum_x (e_{n(x)} - 1/|V|) x^T`` (no checks; see :func:`eq2_closed_form`)."""
+    V = st.dataset.n_vocab
+    src, tgt = st.collocation_index
+    Wtok = np.full((V, V), -1.0 / V)
+    if len(src) < V:  # columns of tokens without a next token are zero
+        has = np.zeros(V, dtype=bool)
+        has[src] = True
+        Wtok[:, ~has] = 0.0
+    Wtok[tgt, src] += 1.0
+    if identity is None:
+        identity = _is_identity(E)
+    return Wtok if identity else Wtok @ E.T

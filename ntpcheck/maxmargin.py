@@ -180,6 +180,23 @@ def build_eq2(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
         )
     V = len(vocab)
     idx = st.dataset.index
+    d = E.shape[0]
+    if d == V and np.array_equal(E, np.eye(V)) and st.collocation.mapping:
+        # canonical embeddings: row (x, v) is (e_{n(x)} - e_v) e_x^T, two entries
+        xs = np.array([idx[x] for x in st.collocation.mapping])
+        ys = np.array([idx[y] for y in st.collocation.mapping.values()])
+        X = np.repeat(xs, V)
+        Y = np.repeat(ys, V)
+        Vv = np.tile(np.arange(V), len(xs))
+        keep = Vv != Y
+        X, Y, Vv = X[keep], Y[keep], Vv[keep]
+        K = len(X)
+        R = sp.csr_matrix(
+            (np.concatenate([np.ones(K), -np.ones(K)]), (np.tile(np.arange(K), 2), np.concatenate([Y * d + X, Vv * d + X]))),
+            shape=(K, V * d),
+        )
+        labels = tuple((vocab[x], vocab[y], vocab[v]) for x, y, v in zip(X, Y, Vv))
+        return MaxMarginProblem("Eq. (2)", R, (V, d), labels)
     a_list, b_list, labels = [], [], []
     eye = np.eye(V)
     for x, y in st.collocation.mapping.items():
@@ -203,7 +220,11 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
         the constraints along it sum to ``0 >= k``.
     """
     st = _structure(dataset)
+    from .structure import may_have_cycle
+
     for q, g in st.orders.items():
+        if not may_have_cycle(g):
+            continue
         try:
             cyc = nx.find_cycle(g)
         except nx.NetworkXNoCycle:
@@ -216,6 +237,16 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
         )
     E = as_embeddings(embeddings, st.dataset.n_vocab)
     idx = st.dataset.index
+    d = E.shape[0]
+    if d == E.shape[1] and np.array_equal(E, np.eye(d)) and st.eq3_pairs:
+        # canonical embeddings: row k is e_a e_q^T - e_b e_q^T, two entries
+        a, b, q = st.eq3_index
+        K = len(a)
+        R = sp.csr_matrix(
+            (np.concatenate([np.ones(K), -np.ones(K)]), (np.tile(np.arange(K), 2), np.concatenate([a * d + q, b * d + q]))),
+            shape=(K, d * d),
+        )
+        return MaxMarginProblem("Eq. (3)", R, (d, d), st.eq3_pairs)
     a_list, b_list = [], []
     for a, b, q in st.eq3_pairs:
         a_list.append(E[:, idx[a]] - E[:, idx[b]])

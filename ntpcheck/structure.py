@@ -33,7 +33,7 @@ import networkx as nx
 
 from .data import Dataset
 
-__all__ = ["Role", "Collocation", "Structure", "collocation", "partial_orders", "roles", "analyse"]
+__all__ = ["Role", "Collocation", "Structure", "collocation", "partial_orders", "roles", "analyse", "may_have_cycle"]
 
 
 class Role(str, Enum):
@@ -163,6 +163,15 @@ class Structure:
         """``query -> token -> Role``."""
         return {q: roles(g) for q, g in self.orders.items()}
 
+    @cached_property
+    def confused(self) -> dict[str, list[str]]:
+        """``query -> confused tokens`` (only a token both above and below can be one)."""
+        out = {}
+        for q, g in self.orders.items():
+            heads = {a for a, _ in g.edges}
+            out[q] = sorted(heads & {b for _, b in g.edges}, key=self.dataset.index.get)
+        return out
+
     def tokens_with_role(self, query: str, role: Role) -> list[str]:
         """Tokens of the given role under ``query``, in vocabulary order."""
         r = self.roles[query]
@@ -186,6 +195,32 @@ class Structure:
                 for b in dict.fromkeys(non):
                     seen.setdefault((a, b, s.query), None)
         return tuple(seen)
+
+    @cached_property
+    def collocation_index(self) -> tuple:
+        """The collocation as index arrays ``(source, target)``."""
+        import numpy as np
+
+        idx = self.dataset.index
+        m = self.collocation.mapping
+        return (np.fromiter((idx[x] for x in m), dtype=np.int64, count=len(m)),
+                np.fromiter((idx[y] for y in m.values()), dtype=np.int64, count=len(m)))
+
+    @cached_property
+    def eq3_index(self) -> tuple:
+        """:attr:`eq3_pairs` as three index arrays ``(optimal, non-optimal, query)``."""
+        import numpy as np
+
+        idx = self.dataset.index
+        p = self.eq3_pairs
+        return tuple(np.fromiter((idx[t[k]] for t in p), dtype=np.int64, count=len(p)) for k in range(3))
+
+
+def may_have_cycle(order: nx.DiGraph) -> bool:
+    """False when no token is both above and below another (then no cycle is possible)."""
+    heads = {a for a, _ in order.edges}
+    tails = {b for _, b in order.edges}
+    return bool(heads & tails)
 
 
 def analyse(dataset: Dataset) -> Structure:
