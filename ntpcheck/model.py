@@ -40,6 +40,7 @@ __all__ = [
     "loss",
     "per_sample_loss",
     "grad_kq",
+    "stage2_grad_fn",
     "grad_ov",
     "stage1_loss",
     "stage1_grad",
@@ -92,8 +93,8 @@ def logits(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleAr
     if phi is None:
         phi = attention(Wkq, E, arr)
     U = _token_values(Wov, E)
-    # sum_l phi_l U[:, i_l]: gather the columns of U, weight and sum.
-    return np.einsum("nl,nlv->nv", phi, U.T[arr.tokens])
+    # sum_l phi_l U[:, i_l]: gather the columns of U, weight and sum (batched matmul).
+    return np.matmul(phi[:, None, :], U.T[arr.tokens])[:, 0, :]
 
 
 def cross_entropy_parts(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -111,7 +112,10 @@ def cross_entropy_parts(z: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.nd
     other = e.sum(axis=1)
     with np.errstate(divide="ignore"):
         loss = np.where(m == 0.0, np.log1p(other), m + np.log(np.exp(-m) + other))
-    p = np.exp(d - loss[:, None])
+    # p_v = exp(d_v - loss) = e_v exp(m - loss), and m - loss <= 0: one exp of the
+    # whole array instead of two, with the same relative accuracy.
+    p = e
+    p *= np.exp(m - loss)[:, None]
     p[n, y] = 0.0
     return loss, p
 
@@ -149,13 +153,58 @@ def grad_kq(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleA
     h = arr.pi[:, None] * GU[np.arange(arr.n_samples)[:, None], arr.tokens]  # (N, L)
     # (diag phi - phi phi^T) h, in the pairwise form: exact zeros for equal tokens.
     diff = h[:, :, None] - h[:, None, :]
-    r = phi * np.einsum("nlk,nk->nl", diff, phi)
+    r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
     V = arr.n_vocab
     flat = arr.tokens * V + arr.query[:, None]
     G = np.bincount(flat[arr.mask], weights=r[arr.mask], minlength=V * V).reshape(V, V)
     if E is not None:
         G = E @ G @ E.T
     return G, float(arr.pi @ lo)
+
+
+def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
+    """``W_kq -> (grad_{W_kq} L, L)`` for a frozen ``W_ov``, with the constants hoisted.
+
+    Same mathematics and numerics as :func:`grad_kq` (which stays the
+    reference); the value columns gathered per position, ``U[:, i_l]``, and the
+    target rows ``U[y_n, i_l]`` do not change during stage 2, so they are
+    computed once: per step only the attention, logits and softmax remain.
+    """
+    U = _token_values(Wov, E)
+    Ug = U.T[arr.tokens]  # (N, L, V): column U[:, i_l] per position
+    Uy = U[arr.target[:, None], arr.tokens]  # (N, L): U[y_n, i_l]
+    # Large vocabularies: the logits sum_l phi_l U[:, i_l] as a sparse (N x V) @ (V x V)
+    # product, which beats the batched (1 x L) @ (L x V) products.
+    sparse = arr.n_vocab >= 200
+    if sparse:
+        import scipy.sparse as sp
+
+        rows = np.broadcast_to(np.arange(arr.n_samples)[:, None], arr.tokens.shape)[arr.mask]
+        cols = arr.tokens[arr.mask]
+        UT = np.ascontiguousarray(U.T)
+    V = arr.n_vocab
+    flat = (arr.tokens * V + arr.query[:, None])[arr.mask]
+    mask = arr.mask
+    pi = arr.pi
+
+    def grad(Wkq: np.ndarray) -> tuple[np.ndarray, float]:
+        phi = attention(Wkq, E, arr)
+        if sparse:
+            Phi = sp.csr_matrix((phi[mask], (rows, cols)), shape=(arr.n_samples, V))
+            z = np.asarray(Phi @ UT)
+        else:
+            z = np.matmul(phi[:, None, :], Ug)[:, 0, :]
+        lo, p = cross_entropy_parts(z, arr.target)
+        # h_l = pi (T - e_y)^T U[:, i_l] = pi (sum_v p_v U[v, i_l] - (sum p) U[y, i_l])
+        h = pi[:, None] * (np.matmul(Ug, p[:, :, None])[:, :, 0] - p.sum(axis=1)[:, None] * Uy)
+        diff = h[:, :, None] - h[:, None, :]
+        r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
+        G = np.bincount(flat, weights=r[mask], minlength=V * V).reshape(V, V)
+        if E is not None:
+            G = E @ G @ E.T
+        return G, float(pi @ lo)
+
+    return grad
 
 
 def grad_ov(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:

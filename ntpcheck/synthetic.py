@@ -13,7 +13,7 @@ import numpy as np
 
 from .data import Dataset, Sample
 
-__all__ = ["bench_dataset", "random_realizable_dataset"]
+__all__ = ["bench_dataset", "random_realizable_dataset", "scale_arrays"]
 
 
 def bench_dataset(n_vocab: int, pairs_per_query: int = 3, seed: int = 0) -> Dataset:
@@ -66,3 +66,22 @@ def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: i
         b.grow(draw, (pool[int(rng.integers(n_vocab))],), max_len=max_len, max_samples=n_samples, prefix_closed=True, weight=1.0)
         stall = stall + 1 if b.n_samples == before else 0
     return b.dataset(n_vocab)
+
+
+def scale_arrays(n_vocab: int = 1000, n_samples: int = 10_000, l_max: int = 16, seed: int = 0):
+    """Padded sample arrays at scale, for timing one training step (not a checked dataset).
+
+    Sentences of lengths 2..l_max over ``n_vocab`` tokens; the next token is
+    ``n(x_1) = x_1 + 1 mod |V|``, so ``I(n)`` is non-empty; uniform frequencies.
+    """
+    from .data import SampleArrays
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(2, l_max + 1, size=n_samples)
+    tokens = rng.integers(0, n_vocab, size=(n_samples, l_max))
+    mask = np.arange(l_max)[None, :] < lengths[:, None]
+    tokens = np.where(mask, tokens, 0)
+    query = tokens[np.arange(n_samples), lengths - 1]
+    target = (tokens[:, 0] + 1) % n_vocab
+    pi = np.full(n_samples, 1.0 / n_samples)
+    return SampleArrays(tokens, mask, lengths, query, target, pi, n_vocab)

@@ -160,7 +160,7 @@ def _stage1_margins(Ws: np.ndarray, E: np.ndarray, coll: CollocationArrays) -> n
     k = len(Ws)
     if len(coll.source) == 0:
         return np.zeros((k, 0))
-    U = Ws @ E  # (k, V, V): column x is W x
+    U = Ws if _is_identity(E) else Ws @ E  # (k, V, V): column x is W x
     cols = U[:, :, coll.source]  # (k, V, |C|)
     c = np.arange(len(coll.source))
     top = cols[:, coll.target, c]  # (k, |C|)
@@ -177,8 +177,10 @@ def _stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np
     b = np.array([idx[p[1]] for p in pairs], dtype=np.int64)
     q = np.array([idx[p[2]] for p in pairs], dtype=np.int64)
 
+    canonical = _is_identity(E)
+
     def margins(Ws: np.ndarray) -> np.ndarray:
-        K = np.einsum("di,kde,ej->kij", E, Ws, E)
+        K = Ws if canonical else np.matmul(np.matmul(E.T, Ws), E)
         return K[:, a, q] - K[:, b, q]
 
     return margins
@@ -309,7 +311,7 @@ def run_stage2(
     d = E.shape[0]
     W0 = np.zeros((d, d)) if W_kq0 is None else np.array(W_kq0, dtype=float)
     t0 = time.perf_counter()
-    W, stopped = _ngd(W0, T2, eta, lambda W: model.grad_kq(W_ov, W, Ecan, arr), rec, stride)
+    W, stopped = _ngd(W0, T2, eta, model.stage2_grad_fn(W_ov, Ecan, arr), rec, stride)
     return rec.result(W, stopped, time.perf_counter() - t0)
 
 
