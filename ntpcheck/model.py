@@ -41,6 +41,7 @@ __all__ = [
     "per_sample_loss",
     "grad_kq",
     "stage2_grad_fn",
+    "lemma3_structure",
     "grad_ov",
     "stage1_loss",
     "stage1_grad",
@@ -162,6 +163,76 @@ def grad_kq(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleA
     return G, float(arr.pi @ lo)
 
 
+def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(t, a, b)`` with ``U[:, i] = a_i e_{t_i} + b_i 1`` exactly (``t_i = -1``, ``a_i = 0``
+    for a constant column), or None if some column has another shape.
+
+    After stage 1 from zero with canonical embeddings this holds exactly in
+    float64 (Lemma 3: off-target entries are updated by identical amounts).
+    """
+    V = U.shape[0]
+    if V < 3:
+        return None
+    med = np.median(U, axis=0)  # the common value b_i (at least V-1 >= 2 entries share it)
+    off = U != med[None, :]
+    cnt = off.sum(axis=0)
+    if np.any(cnt > 1):
+        return None
+    t = np.where(cnt == 1, np.argmax(off, axis=0), -1)
+    cols = np.arange(U.shape[1])
+    a = np.where(t >= 0, U[np.maximum(t, 0), cols] - med, 0.0)
+    return t.astype(np.int64), a, med
+
+
+def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, b_of: np.ndarray, arr: SampleArrays):
+    """Stage-2 gradient in O(N L^2) for value columns ``a_i e_{t_i} + b_i 1`` (canonical embeddings).
+
+    Logits are ``c_n 1 + sum_l phi_l a_l e_{t_l}``; only the <= L coordinates
+    ``t_l`` and the target differ from the common value, so the log-sum-exp,
+    the wrong-class probabilities and ``h_l = pi (T - e_y)^T U[:, i_l]
+    = pi a_l (p_{t_l} if t_l != y else -(1 - p_y))`` need no |V|-sized array.
+    Cancellation-free as in :func:`cross_entropy_parts`.
+    """
+    V = arr.n_vocab
+    mask = arr.mask
+    y = arr.target
+    tl = np.where(mask, t_of[arr.tokens], -1)  # (N, L) special coordinate of each position
+    al = np.where(mask, a_of[arr.tokens], 0.0)
+    has = tl >= 0
+    same = (tl[:, :, None] == tl[:, None, :]) & has[:, :, None] & has[:, None, :]  # (N, L, L)
+    L = tl.shape[1]
+    earlier = np.tril(np.ones((L, L), dtype=bool), -1)
+    first = has & ~np.any(same & earlier[None, :, :], axis=2)  # first occurrence of each coordinate
+    is_y = tl == y[:, None]
+    distinct_other = first & ~is_y
+    k = distinct_other.sum(axis=1) + 1  # distinct special coordinates, with y
+    g = (V - k).astype(float)  # coordinates at the common value
+    flat = (arr.tokens * V + arr.query[:, None])[mask]
+    pi = arr.pi
+
+    def grad_and_loss(phi: np.ndarray):
+        w = phi * al
+        s_pos = np.matmul(same, w[:, :, None])[:, :, 0]  # (N, L): extra logit of coordinate t_l
+        s_y = np.where(is_y, w, 0.0).sum(axis=1)
+        d_gen = -s_y  # common coordinates minus the target
+        d_sp = s_pos - s_y[:, None]  # special coordinates minus the target
+        d_sp_first = np.where(distinct_other, d_sp, -np.inf)
+        m = np.maximum(0.0, np.maximum(np.where(g > 0, d_gen, -np.inf), d_sp_first.max(axis=1)))
+        other = g * np.exp(d_gen - m) + np.exp(d_sp_first - m[:, None]).sum(axis=1)
+        with np.errstate(divide="ignore"):
+            loss = np.where(m == 0.0, np.log1p(other), m + np.log(np.exp(-m) + other))
+        p_gen = np.exp(d_gen - loss)
+        p_pos = np.exp(d_sp - loss[:, None])
+        total = g * p_gen + np.where(distinct_other, p_pos, 0.0).sum(axis=1)  # 1 - p_y
+        h = pi[:, None] * al * np.where(is_y, -total[:, None], np.where(has, p_pos, 0.0))
+        diff = h[:, :, None] - h[:, None, :]
+        r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
+        G = np.bincount(flat, weights=r[mask], minlength=V * V).reshape(V, V)
+        return G, float(pi @ loss)
+
+    return grad_and_loss
+
+
 def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     """``W_kq -> (grad_{W_kq} L, L)`` for a frozen ``W_ov``, with the constants hoisted.
 
@@ -169,8 +240,16 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     reference); the value columns gathered per position, ``U[:, i_l]``, and the
     target rows ``U[y_n, i_l]`` do not change during stage 2, so they are
     computed once: per step only the attention, logits and softmax remain.
+    With canonical embeddings and value columns of Lemma 3's exact shape
+    (:func:`lemma3_structure`, the case after stage 1), the O(N L^2)
+    :func:`_structured_stage2` is used instead.
     """
     U = _token_values(Wov, E)
+    # The structured path pays off when |V| exceeds a few L_max (dense: N L |V|, structured: N L^2).
+    structure = lemma3_structure(U) if (E is None and arr.n_vocab > 4 * arr.l_max) else None
+    if structure is not None:
+        fast = _structured_stage2(*structure, arr)
+        return lambda Wkq: fast(attention(Wkq, None, arr))
     Ug = U.T[arr.tokens]  # (N, L, V): column U[:, i_l] per position
     Uy = U[arr.target[:, None], arr.tokens]  # (N, L): U[y_n, i_l]
     # Large vocabularies: the logits sum_l phi_l U[:, i_l] as a sparse (N x V) @ (V x V)

@@ -203,3 +203,27 @@ def test_hoisted_stage2_gradient_sparse_path_equals_reference():
     Gr, lor = model.grad_kq(Wov, Wkq, None, arr)
     np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
     assert lo == pytest.approx(lor, rel=1e-13)
+
+
+@pytest.mark.parametrize("name", sorted(DATASETS))
+def test_structured_stage2_gradient_equals_reference_after_stage1(name):
+    """After stage 1 (Lemma 3 shape, exactly), the O(N L^2) path gives the reference gradient."""
+    from ntpcheck.training import run_stage1
+
+    ds = DATASETS[name]
+    # pad the vocabulary so that |V| > 4 L_max and the structured path is taken
+    ds = ntpcheck.Dataset(ds.vocab + tuple(f"pad{i}" for i in range(4 * ds.l_max)), ds.samples)
+    st = analyse(ds)
+    Wov = run_stage1(st, np.eye(ds.n_vocab), 300, 0.2).W
+    assert model.lemma3_structure(Wov) is not None
+    rng = np.random.default_rng(9)
+    for scale in (0.0, 0.3, 30.0):  # uniform, moderate and saturated attention
+        Wkq = scale * rng.standard_normal((ds.n_vocab, ds.n_vocab))
+        G, lo = model.stage2_grad_fn(Wov, None, ds.arrays)(Wkq)
+        Gr, lor = model.grad_kq(Wov, Wkq, None, ds.arrays)
+        np.testing.assert_allclose(G, Gr, rtol=1e-9, atol=1e-14 * max(1.0, np.abs(Gr).max()))
+        assert lo == pytest.approx(lor, rel=1e-12, abs=1e-300)
+
+
+def test_lemma3_structure_rejects_other_shapes():
+    assert model.lemma3_structure(np.random.default_rng(0).standard_normal((5, 5))) is None

@@ -29,13 +29,23 @@ def test_section7_experiment(benchmark):
     assert traj.stage2.steps[-1] == 900 and np.isfinite(traj.stage2.one_minus_cos[-1])
 
 
-def test_stage2_step_at_scale(benchmark):
-    benchmark.group = "training"
+@pytest.mark.parametrize("kind", ["after stage 1", "general W_ov"])
+def test_stage2_step_at_scale(benchmark, kind):
+    """One stage-2 gradient at |V| = 1000, N = 10^4, L_max = 16.
+
+    "after stage 1": W_ov of Algorithm 1's shape (Lemma 3: columns
+    A (e_{n(x)} - 1/|V|)), which takes the O(N L^2) path; "general W_ov": a
+    random W_ov, which takes the dense path."""
+    benchmark.group = "training: stage-2 step at scale"
     big = benchmark.enabled
     V, N, L = (1000, 10_000, 16) if big else (100, 1000, 16)
     arr = scale_arrays(V, N, L)
     rng = np.random.default_rng(0)
-    Wov = rng.standard_normal((V, V))
+    if kind == "after stage 1":
+        Wov = 30.0 * (np.eye(V)[:, (np.arange(V) - 1) % V] - 1.0 / V)  # column x: 30 (e_{x+1} - 1/|V|)
+        assert model.lemma3_structure(Wov) is not None
+    else:
+        Wov = rng.standard_normal((V, V))
     step = model.stage2_grad_fn(Wov, None, arr)
     W = 0.01 * rng.standard_normal((V, V))
     G, lo = benchmark.pedantic(step, args=(W,), rounds=5 if big else 1)
