@@ -94,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
     p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
 
+    p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2)")
+    p.add_argument("figure", choices=["figure2"])
+    p.add_argument("--out", default=".", help="output directory (default: current)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--trials", type=_positive_int, default=20, help="trials for the test-loss panel (default 20)")
+
     p = sub.add_parser("bench", help="max-margin solver benchmark (exact vs cvxpy solvers)")
     p.add_argument("--sizes", default="10,50,100,400", help="comma-separated |V| values")
     p.add_argument("--repeat", type=_positive_int, default=3, help="runs per method (best is kept)")
@@ -275,7 +281,18 @@ def cmd_bench(args) -> int:
     return run_bench(args)
 
 
-COMMANDS = {"bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
+def cmd_reproduce(args) -> int:
+    import time
+
+    from .figures import write_figure2
+
+    t0 = time.perf_counter()
+    png, csvp = write_figure2(args.out, args.seed, max(1, args.trials))
+    print(f"wrote {png} and {csvp} ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+COMMANDS = {"reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
