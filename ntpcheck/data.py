@@ -194,6 +194,14 @@ class Dataset:
             keys.add(s.key)
         if not self.samples:
             raise DatasetFormatError("the dataset has no samples")
+        ws = [s.weight for s in self.samples]
+        hi = max(ws)
+        lo_s = min(self.samples, key=lambda s: s.weight)
+        if lo_s.weight / hi == 0.0 or (lo_s.weight / hi) * (1.0 / len(ws)) == 0.0:
+            raise DatasetFormatError(
+                f"weights span too many orders of magnitude: sample '{lo_s}' would get frequency 0 "
+                f"(its weight is {lo_s.weight:.3g}, the largest is {hi:.3g})"
+            )
 
     def _canonical(self) -> tuple:
         return (self.vocab, frozenset((s.key, s.weight) for s in self.samples))

@@ -87,7 +87,9 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
     appearance: dict[str, None] = {}
     vocab: list[str] | None = None
     vocab_line = 0
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    # Lines are separated by "\n" only (an editor's line numbers), "\r\n" tolerated;
+    # other Unicode separators count as whitespace inside a line.
+    for lineno, raw in enumerate(text.split("\n"), start=1):
         line = raw.split("#", 1)[0]
         words = line.split()
         if not words:

@@ -214,7 +214,10 @@ def _ngd(
         if scale == 0.0 or not np.isfinite(scale):
             if t not in rec:
                 record(t, W, lo)
-            why = "underflowed to zero" if scale == 0.0 else "is not finite"
+            if scale == 0.0:
+                why = "is exactly zero (underflow, or a flat loss such as W_ov = 0)"
+            else:
+                why = "is not finite (the parameters overflowed: step size too large?)"
             return W, f"gradient {why} at step {t}; training stopped before that update"
         # Rescale before the norm so that tiny gradients do not underflow when squared.
         Gs = G / scale

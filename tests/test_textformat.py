@@ -55,7 +55,7 @@ samples = st.builds(
     Sample,
     st.lists(tokens, min_size=1, max_size=5).map(tuple),
     tokens,
-    st.one_of(st.just(1.0), st.floats(min_value=1e-300, max_value=1e300)),
+    st.one_of(st.just(1.0), st.floats(min_value=1e-150, max_value=1e150)),  # ratios stay representable
 )
 
 
