@@ -61,12 +61,16 @@ class Outcome:
         The numbers behind the verdict (measured value, bound, up to which t).
     detail : str
         One sentence for people.
+    series : dict or None
+        ``{"t", "lhs", "rhs", "what", "sense"}``: the measured quantity and its
+        bound over t, for plots (not part of the JSON).
     """
 
     verdict: Verdict
     slack: float = float("nan")
     measured: Mapping[str, Any] = field(default_factory=dict)
     detail: str = ""
+    series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -244,6 +248,7 @@ class ClaimResult:
     measured: Mapping[str, Any]
     counterexample: str | None = None
     detail: str = ""
+    series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict:
         return {

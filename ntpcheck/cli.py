@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
     p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
+    p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
 
     p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2)")
     p.add_argument("figure", choices=["figure2"])

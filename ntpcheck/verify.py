@@ -78,7 +78,7 @@ def _aggregate(claim: Claim, outcomes: list[Outcome]) -> ClaimResult:
         measured["fitted_exponent"] = max(vals)
     skipped = n - len(reached)
     detail = worst.detail + (f" ({skipped} instance(s) could not reach the thresholds)" if skipped else "")
-    return ClaimResult(claim, verdict, n, measured, None, detail)
+    return ClaimResult(claim, verdict, n, measured, None, detail, worst.series)
 
 
 def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimResult:
@@ -93,7 +93,7 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
         outcomes.append(o)
         if o.verdict is Verdict.FALSIFIED:
             return ClaimResult(claim, Verdict.FALSIFIED, len(outcomes), {"slack": o.slack, **dict(o.measured)},
-                               _counterexample_text(inst, o), o.detail + " (pinned regression example)")
+                               _counterexample_text(inst, o), o.detail + " (pinned regression example)", o.series)
 
     def falsifies(inst: Instance) -> bool:
         o = evaluate(claim, inst)
@@ -120,6 +120,7 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
         {"slack": o.slack, **dict(o.measured)},
         _counterexample_text(cex, o),
         o.detail,
+        o.series,
     )
 
 
@@ -206,6 +207,11 @@ def run_verify(args) -> int:
     for r in falsified:
         print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}")
     print(f"\n{len(results)} claims checked in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed})", file=sys.stderr)
+    if getattr(args, "report", None):
+        from .reportmd import write_report
+
+        path = write_report(args.report, results, args.profile, args.seed)
+        print(f"report written to {path}", file=sys.stderr)
     if args.json_path:
         obj = {"claims": [r.to_json() for r in results], "profile": args.profile, "seed": args.seed, "versions": versions()}
         text = json.dumps(obj, indent=2, default=_json_default)

@@ -113,6 +113,7 @@ def inequality(
         scale = np.asarray(scale, dtype=float)[ok]
     slack = (rhs - lhs) / scale if sense == "<=" else (lhs - rhs) / scale
     k = int(np.argmin(slack))
+    series = {"t": steps, "lhs": lhs, "rhs": rhs, "what": what, "sense": sense}
     measured = {
         "worst_t": int(steps[k]),
         "lhs": float(lhs[k]),
@@ -121,13 +122,15 @@ def inequality(
         "steps_checked": int(len(steps)),
     }
     if slack[k] < -rtol:
-        return falsified(float(slack[k]), f"{what}: at t = {steps[k]}, {lhs[k]:.6g} {'>' if sense == '<=' else '<'} bound {rhs[k]:.6g}", **measured)
+        o = falsified(float(slack[k]), f"{what}: at t = {steps[k]}, {lhs[k]:.6g} {'>' if sense == '<=' else '<'} bound {rhs[k]:.6g}", **measured)
+        return Outcome(o.verdict, o.slack, o.measured, o.detail, series)
     if trivial is not None:
         triv = np.asarray(trivial(rhs), dtype=bool)
         if triv.all():
-            return Outcome(Verdict.VACUOUS, float(slack[k]), measured, f"{what}: the bound exceeds the trivial range at every t <= {steps.max()}")
+            return Outcome(Verdict.VACUOUS, float(slack[k]), measured, f"{what}: the bound exceeds the trivial range at every t <= {steps.max()}", series)
         measured["informative_from_t"] = int(steps[np.argmax(~triv)])
-    return holds(float(slack[k]), f"{what}: holds at all {len(steps)} steps up to t = {steps.max()}", **measured)
+    o = holds(float(slack[k]), f"{what}: holds at all {len(steps)} steps up to t = {steps.max()}", **measured)
+    return Outcome(o.verdict, o.slack, o.measured, o.detail, series)
 
 
 def fitted_loglog_slope(t: np.ndarray, y: np.ndarray, tail: float = 0.5) -> float:

@@ -48,3 +48,15 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
         fig.os.replace = orig
     assert f.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_verify_report(tmp_path):
+    out = tmp_path / "rep"
+    assert main(["verify", "--profile", "quick", "--claims", "Lemma 1,Cor. 1", "--report", str(out)]) == 0
+    text = (out / "report.md").read_text()
+    assert "| Lemma 1 |" in text and "## Cor. 1 [k=5]: falsified" in text
+    assert "```\n# counterexample" in text  # the counterexample, pasteable
+    pngs = list((out / "plots").glob("*.png"))
+    assert pngs and all(p.stat().st_size > 5000 for p in pngs)
+    for p in pngs:
+        assert f"plots/{p.name}" in text

@@ -1,0 +1,89 @@
+"""The Markdown report of ``ntpcheck verify --report DIR``.
+
+``DIR/report.md`` holds the verdict table, then per claim its statement,
+verdict and numbers, a small plot of the measured quantity against its bound
+over t (``DIR/plots/*.png``; for the worst instance, or the counterexample),
+and any counterexample in the text format.  Files are written atomically.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+
+import numpy as np
+
+from .claims import ClaimResult
+from .figures import atomic_write_bytes
+
+__all__ = ["write_report"]
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower() or "claim"
+
+
+def _plot(series, title: str) -> bytes | None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = np.asarray(series["t"], dtype=float)
+    lhs, rhs = np.asarray(series["lhs"], dtype=float), np.asarray(series["rhs"], dtype=float)
+    if len(t) < 2 or len(np.unique(t)) < 2:
+        return None
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    allv = np.concatenate([lhs, rhs])
+    allv = allv[np.isfinite(allv)]
+    pos = allv[allv > 0]
+    log = len(pos) > 0 and (allv >= 0).all() and pos.max() / pos.min() > 100
+    if log:  # exact zeros cannot be drawn on a log axis: leave them out and say so
+        zeros = int(np.sum(lhs == 0))
+        lhs = np.where(lhs > 0, lhs, np.nan)
+        rhs = np.where(rhs > 0, rhs, np.nan)
+    ax.plot(t, lhs, "-", color="C0", label="measured" + (f" ({zeros} zeros not drawn)" if log and zeros else ""), lw=1.4)
+    ax.plot(t, rhs, "--", color="C3", label=f"bound ({'upper' if series['sense'] == '<=' else 'lower'})", lw=1.4)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel("t")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: int) -> str:
+    from .report import table
+    from .verify import _summary
+
+    os.makedirs(os.path.join(out_dir, "plots"), exist_ok=True)
+    lines = [
+        "# ntpcheck verification report",
+        "",
+        f"Profile `{profile}`, seed {seed}. Reproduce: `ntpcheck verify --profile {profile} --seed {seed} --report DIR`.",
+        "",
+        "| claim | variant | verdict | instances | worst slack / rate |",
+        "|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(f"| {r.claim.id} | {r.claim.variant or ''} | **{r.verdict.value}** | {r.instances} | {_summary(r)} |")
+    for r in results:
+        lines += ["", f"## {r.claim.name}: {r.verdict.value}", "", f"*{r.claim.statement}*", "",
+                  f"Assumptions: {', '.join(r.claim.assumptions)}. {r.detail}"]
+        if r.series is not None:
+            png = _plot(r.series, f"{r.claim.name}: {r.series['what']}")
+            if png:
+                name = f"plots/{_slug(r.claim.name)}.png"
+                atomic_write_bytes(os.path.join(out_dir, name), png)
+                lines += ["", f"![{r.claim.name}]({name})"]
+        if r.counterexample:
+            lines += ["", "Counterexample (paste into `ntpcheck check`):", "", "```", r.counterexample.rstrip(), "```"]
+    path = os.path.join(out_dir, "report.md")
+    atomic_write_bytes(path, ("\n".join(lines) + "\n").encode())
+    return path
