@@ -363,6 +363,11 @@ def train(
 
         references = reference_solutions(st, E)
     ref_ov, ref_kq = references
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported as a clean stop instead
+        return _train(st, E, config, eta0, eta, ref_ov, ref_kq, keep_weights)
+
+
+def _train(st, E, config, eta0, eta, ref_ov, ref_kq, keep_weights) -> Trajectory:
     s1 = run_stage1(st, E, config.T, eta0, ref_ov, config.stride, keep_weights)
     W_ov = s1.W
     if config.idealised_stage1:
