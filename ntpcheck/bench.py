@@ -96,7 +96,7 @@ def score(rows: list[dict]) -> list[dict]:
 
 def run_bench(args) -> int:
     from .report import table
-    from .verify import _atomic_write
+    from .atomic import atomic_write_text
 
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = bench_rows(sizes, repeat=args.repeat, progress=lambda s: print(s, file=sys.stderr, flush=True))
@@ -122,5 +122,5 @@ def run_bench(args) -> int:
             print(f"{prob} at |V| = {n}: {ex[0]['method']} is {cl[0]['seconds'] / ex[0]['seconds']:.0f}x faster than CLARABEL "
                   f"(max difference {cl[0]['max_abs_error']:.1e})")
     if args.json_path:
-        _atomic_write(args.json_path, json.dumps({"rows": rows, "score": sc, "tolerance": TOL, "shift_seconds": SHIFT}, indent=2))
+        atomic_write_text(args.json_path, json.dumps({"rows": rows, "score": sc, "tolerance": TOL, "shift_seconds": SHIFT}, indent=2))
     return 0

@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
 from .data import Dataset
 from .textformat import loads
 

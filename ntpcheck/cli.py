@@ -11,7 +11,6 @@ import argparse
 import json
 import math
 import sys
-import time
 from typing import Sequence
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from . import report
 from .assumptions import check_all
 from .embeddings import as_embeddings, canonical, random_orthonormal
-from .errors import DatasetFormatError, EmbeddingError, NTPCheckError
+from .errors import EmbeddingError, NTPCheckError
 from .structure import analyse
 from .textformat import load
 
@@ -198,7 +197,7 @@ def cmd_solve(args) -> int:
     ]
     if closed is not None:
         lines.append(f"  closed form of Eq. (2): max |difference| = {closed:.3g}")
-    lines.append(f"  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s2.residuals.to_json().items()))
+    lines.append("  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s2.residuals.to_json().items()))
     lines += [
         "",
         f"Eq. (3): ||W*_kq|| = {report.fmt(s3.norm)}   ({len(s3.problem.labels)} constraints, {s3.method}, {s3.seconds:.3g} s)",
@@ -215,7 +214,7 @@ def cmd_solve(args) -> int:
     elif prop2 is not None:
         dev = max(abs(prop2[q][x] - obj["w_kq"][q][x]) for q in prop2 for x in vocab)
         lines.append(f"  Proposition 2 vs solver: max |difference| = {dev:.3g}")
-    lines.append(f"  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s3.residuals.to_json().items()))
+    lines.append("  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s3.residuals.to_json().items()))
     _emit(args, obj, "\n".join(lines))
     return 0
 

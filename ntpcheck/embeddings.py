@@ -19,6 +19,7 @@ __all__ = [
     "orthonormality_defect",
     "is_orthonormal",
     "require_orthonormal",
+    "is_canonical",
     "ORTHONORMAL_TOL",
 ]
 
@@ -57,6 +58,11 @@ def as_embeddings(E: np.ndarray | None, n_vocab: int) -> np.ndarray:
     if not np.all(np.isfinite(E)):
         raise EmbeddingError("embeddings contain NaN or infinite entries")
     return E
+
+
+def is_canonical(E: np.ndarray) -> bool:
+    """Whether ``E`` is the canonical basis (identity), which allows index gathers for products."""
+    return E.ndim == 2 and E.shape[0] == E.shape[1] and bool(np.array_equal(E, np.eye(E.shape[0])))
 
 
 def orthonormality_defect(E: np.ndarray) -> float:

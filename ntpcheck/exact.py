@@ -30,7 +30,7 @@ import time
 import networkx as nx
 import numpy as np
 
-from .embeddings import as_embeddings, require_orthonormal
+from .embeddings import as_embeddings, is_canonical, require_orthonormal
 from .errors import AssumptionViolatedError
 from .maxmargin import MaxMarginSolution, build_eq2, build_eq3, eq2_closed_form, kkt_residuals
 from .structure import Structure, analyse
@@ -110,7 +110,7 @@ def column_solution(O: set, N: set, edges: list[tuple]) -> tuple[dict, dict]:
 
 
 def _require(st: Structure, E: np.ndarray, what: str) -> None:
-    if not _is_identity(E):
+    if not is_canonical(E):
         require_orthonormal(E, what)
     for q, conf in st.confused.items():
         if conf:
@@ -186,14 +186,10 @@ def solve_eq3_exact(dataset, embeddings: np.ndarray | None = None, certify: bool
     st.eq3_index  # problem data, like the constraint rows cvxpy gets prebuilt
     t0 = time.perf_counter()
     U, lam = eq3_values(st)
-    W = U if _is_identity(E) else E @ U @ E.T
+    W = U if is_canonical(E) else E @ U @ E.T
     seconds = time.perf_counter() - t0
     # build_eq3 labels its rows by st.eq3_pairs, in the same order as lam
     return _certified(build_eq3, st, E, W, lambda labels: lam, seconds, certify)
-
-
-def _is_identity(E: np.ndarray) -> bool:
-    return E.shape[0] == E.shape[1] and bool(np.array_equal(E, np.eye(E.shape[0])))
 
 
 def _certified(build, st, E, W, multipliers, seconds, certify):
@@ -218,7 +214,7 @@ def solve_eq2_exact(dataset, embeddings: np.ndarray | None = None, certify: bool
     if st.collocation.multiple_next:
         build_eq2(st, E)  # raises the clear infeasibility error
     st.collocation_index  # problem data
-    identity = _is_identity(E)
+    identity = is_canonical(E)
     t0 = time.perf_counter()
     W = eq2_fast(st, E, identity)
     seconds = time.perf_counter() - t0
@@ -237,5 +233,5 @@ def eq2_fast(st: Structure, E: np.ndarray, identity: bool | None = None) -> np.n
         Wtok[:, ~has] = 0.0
     Wtok[tgt, src] += 1.0
     if identity is None:
-        identity = _is_identity(E)
+        identity = is_canonical(E)
     return Wtok if identity else Wtok @ E.T

@@ -8,7 +8,8 @@ the norm, each with the paper's bound where it is informative (Prop. 1 with
 k = 1 and Lemma 1 for stage 1; Theorem 1's norm bounds and Theorem 2's loss
 bound for stage 2); a seventh panel shows the test loss on Theorem 3's unseen
 sentences averaged over 20 trials (the experiment added in the review
-thread).  Every curve is also written to a CSV.  Files are written atomically.
+thread).  Every curve is also written to a CSV.  Files are written atomically
+(:mod:`ntpcheck.atomic`).
 """
 
 from __future__ import annotations
@@ -17,33 +18,18 @@ import csv
 import io
 import math
 import os
-import tempfile
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import model
+from .atomic import atomic_write_bytes
 from .data import SampleArrays
 from .model import safe_norm
 from .structure import Role, analyse
 from .training import TrainingConfig, train
 
-__all__ = ["Figure2Data", "figure2_data", "theorem3_test_arrays", "write_figure2", "atomic_write_bytes"]
-
-
-def atomic_write_bytes(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and ``os.replace`` (no half-written files)."""
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ntpcheck-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+__all__ = ["Figure2Data", "figure2_data", "theorem3_test_arrays", "write_figure2"]
 
 
 def theorem3_test_arrays(st) -> SampleArrays | None:

@@ -17,7 +17,8 @@ import time
 
 from .assumptions import CONDITIONS
 from .claims import Claim, ClaimResult
-from .verify import _atomic_write, _json_default, run_claim, versions
+from .atomic import atomic_write_text
+from .verify import _json_default, run_claim, versions
 
 __all__ = ["matrix_rows", "run_matrix"]
 
@@ -86,5 +87,5 @@ def run_matrix(args) -> int:
         if args.json_path == "-":
             print(text)
         else:
-            _atomic_write(args.json_path, text)
+            atomic_write_text(args.json_path, text)
     return 0

@@ -37,7 +37,7 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from .embeddings import as_embeddings, is_orthonormal, require_orthonormal
+from .embeddings import as_embeddings, is_canonical, is_orthonormal, require_orthonormal
 from .errors import AssumptionViolatedError, InfeasibleProblemError, SolverFailedError
 from .structure import Role, Structure, analyse
 
@@ -181,7 +181,7 @@ def build_eq2(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
     V = len(vocab)
     idx = st.dataset.index
     d = E.shape[0]
-    if d == V and np.array_equal(E, np.eye(V)) and st.collocation.mapping:
+    if is_canonical(E) and st.collocation.mapping:
         # canonical embeddings: row (x, v) is (e_{n(x)} - e_v) e_x^T, two entries
         xs = np.array([idx[x] for x in st.collocation.mapping])
         ys = np.array([idx[y] for y in st.collocation.mapping.values()])
@@ -238,7 +238,7 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
     E = as_embeddings(embeddings, st.dataset.n_vocab)
     idx = st.dataset.index
     d = E.shape[0]
-    if d == E.shape[1] and np.array_equal(E, np.eye(d)) and st.eq3_pairs:
+    if is_canonical(E) and st.eq3_pairs:
         # canonical embeddings: row k is e_a e_q^T - e_b e_q^T, two entries
         a, b, q = st.eq3_index
         K = len(a)

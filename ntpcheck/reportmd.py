@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from .claims import ClaimResult
-from .figures import atomic_write_bytes
+from .atomic import atomic_write_bytes
 
 __all__ = ["write_report"]
 
@@ -59,7 +59,6 @@ def _plot(series, title: str) -> bytes | None:
 
 
 def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: int) -> str:
-    from .report import table
     from .verify import _summary
 
     os.makedirs(os.path.join(out_dir, "plots"), exist_ok=True)

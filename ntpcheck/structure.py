@@ -172,11 +172,6 @@ class Structure:
             out[q] = sorted(heads & {b for _, b in g.edges}, key=self.dataset.index.get)
         return out
 
-    def tokens_with_role(self, query: str, role: Role) -> list[str]:
-        """Tokens of the given role under ``query``, in vocabulary order."""
-        r = self.roles[query]
-        return [x for x in self.dataset.vocab if r[x] == role]
-
     @cached_property
     def eq3_pairs(self) -> tuple[tuple[str, str, str], ...]:
         """Distinct constraints of Eq. (3) as ``(optimal x_l, non-optimal x_l', query)``.

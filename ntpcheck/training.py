@@ -23,14 +23,14 @@ gradient underflows to zero (or stops being finite) training stops cleanly;
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from . import model
 from .data import Dataset
-from .embeddings import as_embeddings
+from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
 from .structure import Structure, analyse
 
@@ -160,7 +160,7 @@ def _stage1_margins(Ws: np.ndarray, E: np.ndarray, coll: CollocationArrays) -> n
     k = len(Ws)
     if len(coll.source) == 0:
         return np.zeros((k, 0))
-    U = Ws if _is_identity(E) else Ws @ E  # (k, V, V): column x is W x
+    U = Ws if is_canonical(E) else Ws @ E  # (k, V, V): column x is W x
     cols = U[:, :, coll.source]  # (k, V, |C|)
     c = np.arange(len(coll.source))
     top = cols[:, coll.target, c]  # (k, |C|)
@@ -177,7 +177,7 @@ def _stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np
     b = np.array([idx[p[1]] for p in pairs], dtype=np.int64)
     q = np.array([idx[p[2]] for p in pairs], dtype=np.int64)
 
-    canonical = _is_identity(E)
+    canonical = is_canonical(E)
 
     def margins(Ws: np.ndarray) -> np.ndarray:
         K = Ws if canonical else np.matmul(np.matmul(E.T, Ws), E)
@@ -284,7 +284,7 @@ def run_stage1(
     coll = collocation_arrays(st)
     rec = _Recorder(lambda W: _stage1_margins(W, E, coll), reference, keep_weights=keep_weights)
     t0 = time.perf_counter()
-    Ecan = None if _is_identity(E) else E
+    Ecan = None if is_canonical(E) else E
     # The log-scaled gradient keeps the exact NGD direction when the loss underflows.
     W, stopped = _ngd(
         np.zeros((st.dataset.n_vocab, E.shape[0])), T, eta0, lambda W: model.stage1_grad_scaled(W, Ecan, coll)[::2], rec, stride
@@ -308,7 +308,7 @@ def run_stage2(
     import time
 
     arr = st.dataset.arrays
-    Ecan = None if _is_identity(E) else E
+    Ecan = None if is_canonical(E) else E
     att = (lambda W: model.attention(W, Ecan, arr)) if record_attention else None
     rec = _Recorder(_stage2_margin_fn(st, E), reference, att, keep_weights)
     d = E.shape[0]
@@ -316,10 +316,6 @@ def run_stage2(
     t0 = time.perf_counter()
     W, stopped = _ngd(W0, T2, eta, model.stage2_grad_fn(W_ov, Ecan, arr), rec, stride)
     return rec.result(W, stopped, time.perf_counter() - t0)
-
-
-def _is_identity(E: np.ndarray) -> bool:
-    return E.shape[0] == E.shape[1] and bool(np.array_equal(E, np.eye(E.shape[0])))
 
 
 def idealised_stage1(st: Structure, E: np.ndarray, T: int, eta0: float) -> np.ndarray:

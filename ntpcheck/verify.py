@@ -18,6 +18,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from .atomic import atomic_write_text
 from .claims import Claim, ClaimResult, Instance, Outcome, Verdict
 from .errors import NTPCheckError
 from .textformat import dumps
@@ -218,7 +219,7 @@ def run_verify(args) -> int:
         if args.json_path == "-":
             print(text)
         else:
-            _atomic_write(args.json_path, text)
+            atomic_write_text(args.json_path, text)
     return 1 if (args.strict and falsified) else 0
 
 
@@ -228,19 +229,3 @@ def _json_default(x):
     if isinstance(x, np.ndarray):
         return x.tolist()
     return str(x)
-
-
-def _atomic_write(path: str, text: str) -> None:
-    import os
-    import tempfile
-
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ntpcheck-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -10,7 +10,6 @@ larger than 1e-9 of the bound's scale is real, not rounding.
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -144,7 +143,3 @@ def fitted_loglog_slope(t: np.ndarray, y: np.ndarray, tail: float = 0.5) -> floa
     k = int(len(t) * (1 - tail))
     lt, ly = np.log(t[k:]), np.log(y[k:])
     return float(np.polyfit(lt, ly, 1)[0])
-
-
-def log_or_zero(x: float) -> float:
-    return math.log(x) if x > 0 else 0.0

@@ -7,7 +7,6 @@ checker run on a deliberately wrong input, which must be rejected).  Both
 
 from __future__ import annotations
 
-import math
 from functools import partial
 
 from hypothesis import strategies as st

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ntpcheck import model
-from ntpcheck.claims import Instance, Outcome, Verdict
+from ntpcheck.claims import Instance, Outcome
 from ntpcheck.maxmargin import proposition2_values
 from ntpcheck.structure import Role
 

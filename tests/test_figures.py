@@ -5,7 +5,7 @@ import csv
 import numpy as np
 
 from ntpcheck.cli import main
-from ntpcheck.figures import atomic_write_bytes
+from ntpcheck.atomic import atomic_write_bytes
 
 
 def test_reproduce_figure2_writes_png_and_csv(tmp_path, capsys):
@@ -32,10 +32,7 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
     f = tmp_path / "out.json"
     atomic_write_bytes(str(f), b"old")
 
-    class Boom(bytes):
-        pass
-
-    import ntpcheck.figures as fig
+    import ntpcheck.atomic as fig
 
     orig = fig.os.replace
     try:

@@ -12,7 +12,7 @@ import subprocess
 import time
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, MultiplexedDatabase
 
 redis = pytest.importorskip("redis", reason="the redis package is not installed (pip install redis)")

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.errors import InvalidArgument
 
 import ntpcheck
-from ntpcheck import Role, analyse, check_all, loads
+from ntpcheck import Role, analyse, check_all
 from ntpcheck.assumptions import failed
 from ntpcheck.claims import Instance
 from ntpcheck.embeddings import is_orthonormal

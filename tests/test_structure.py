@@ -1,7 +1,6 @@
 """Collocation, Definition 1 orders, roles and assumption checks on hand-made cases."""
 
 import numpy as np
-import pytest
 
 import ntpcheck
 from ntpcheck import Role, analyse, check_all, loads

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import ntpcheck
-from ntpcheck import TrainingConfig, analyse, loads, train
+from ntpcheck import TrainingConfig, analyse, train
 from ntpcheck.maxmargin import build_eq3, eq2_closed_form, solve
 from ntpcheck.training import idealised_stage1, run_stage2
 
