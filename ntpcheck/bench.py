@@ -20,7 +20,8 @@ import time
 import numpy as np
 
 from . import maxmargin as mm
-from .exact import eq2_fast, solve_eq3_exact
+from .exact import solve_eq3_exact
+from .maxmargin import eq2_matrix
 from .structure import analyse
 from .synthetic import bench_dataset
 
@@ -52,10 +53,10 @@ def bench_rows(sizes, repeat: int = 3, progress=None) -> list[dict]:
         E = np.eye(n)
         st.eq3_index, st.collocation_index  # problem data, built once for every method
         ref3 = solve_eq3_exact(st, certify=False).W  # validates the assumptions once
-        ref2 = eq2_fast(st, E, True)
+        ref2 = eq2_matrix(st, E, True)
         p2, p3 = mm.build_eq2(st, E), mm.build_eq3(st, E)
         cases = [("eq3", "exact", lambda: solve_eq3_exact(st, certify=False, validate=False).W, ref3, p3, max(repeat, 5))]
-        cases.append(("eq2", "closed form", lambda: eq2_fast(st, E, True), ref2, p2, max(repeat, 20)))
+        cases.append(("eq2", "closed form", lambda: eq2_matrix(st, E, True), ref2, p2, max(repeat, 20)))
         for s in _methods():
             cases.append(("eq3", s, (lambda s=s: mm.solve(p3, s, polish=False).W), ref3, p3, repeat))
             if n <= 400:

@@ -126,12 +126,9 @@ class Instance:
     @cached_property
     def w_ov_star(self) -> np.ndarray:
         """``W*_ov`` of Eq. (2) (closed form under Assumption 2, else the solver)."""
-        from .embeddings import is_orthonormal
-        from .maxmargin import build_eq2, eq2_closed_form, solve
+        from .maxmargin import w_ov_star
 
-        if is_orthonormal(self.E):
-            return eq2_closed_form(self.structure, self.E)
-        return solve(build_eq2(self.structure, self.E)).W
+        return w_ov_star(self.structure, self.E)
 
     @cached_property
     def eq3(self):

@@ -155,10 +155,7 @@ def cmd_solve(args) -> int:
     if solver.lower() == "exact":
         from .exact import solve_eq2_exact, solve_eq3_exact
 
-        if st.collocation.multiple_next:
-            mm.build_eq2(st, E)  # raises the clear infeasibility error
         s2 = solve_eq2_exact(st, E)
-        mm.build_eq3(st, E)  # a cyclic order is reported as infeasible before anything else
         s3 = solve_eq3_exact(st, E)
     else:
         s2 = mm.solve(mm.build_eq2(st, E), solver)

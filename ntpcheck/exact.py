@@ -32,10 +32,18 @@ import numpy as np
 
 from .embeddings import as_embeddings, is_canonical, require_orthonormal
 from .errors import AssumptionViolatedError
-from .maxmargin import MaxMarginSolution, build_eq2, build_eq3, eq2_closed_form, kkt_residuals
+from .maxmargin import (
+    MaxMarginSolution,
+    build_eq2,
+    build_eq3,
+    check_eq2_closed_form,
+    eq2_matrix,
+    kkt_residuals,
+    raise_if_cyclic,
+)
 from .structure import Structure, analyse
 
-__all__ = ["solve_eq2_exact", "solve_eq3_exact", "eq3_values", "eq2_fast", "isotonic_blocks", "column_solution"]
+__all__ = ["solve_eq2_exact", "solve_eq3_exact", "eq3_values", "isotonic_blocks", "column_solution"]
 
 _INF = float("inf")
 
@@ -112,6 +120,7 @@ def column_solution(O: set, N: set, edges: list[tuple]) -> tuple[dict, dict]:
 def _require(st: Structure, E: np.ndarray, what: str) -> None:
     if not is_canonical(E):
         require_orthonormal(E, what)
+    raise_if_cyclic(st)  # a cycle is infeasible; say so before calling it confusion
     for q, conf in st.confused.items():
         if conf:
             raise AssumptionViolatedError(
@@ -210,28 +219,11 @@ def solve_eq2_exact(dataset, embeddings: np.ndarray | None = None, certify: bool
     """``W*_ov`` in closed form with multipliers ``1/|V|`` (Assumption 2)."""
     st = dataset if isinstance(dataset, Structure) else analyse(dataset)
     E = as_embeddings(embeddings, st.dataset.n_vocab)
-    require_orthonormal(E, "the closed form of Eq. (2)")
-    if st.collocation.multiple_next:
-        build_eq2(st, E)  # raises the clear infeasibility error
+    check_eq2_closed_form(st, E)
     st.collocation_index  # problem data
-    identity = is_canonical(E)
+    canonical = is_canonical(E)
     t0 = time.perf_counter()
-    W = eq2_fast(st, E, identity)
+    W = eq2_matrix(st, E, canonical)
     seconds = time.perf_counter() - t0
     V = st.dataset.n_vocab
     return _certified(build_eq2, st, E, W, lambda labels: np.full(len(labels), 1.0 / V), seconds, certify)
-
-
-def eq2_fast(st: Structure, E: np.ndarray, identity: bool | None = None) -> np.ndarray:
-    """Vectorised ``sum_x (e_{n(x)} - 1/|V|) x^T`` (no checks; see :func:`eq2_closed_form`)."""
-    V = st.dataset.n_vocab
-    src, tgt = st.collocation_index
-    Wtok = np.full((V, V), -1.0 / V)
-    if len(src) < V:  # columns of tokens without a next token are zero
-        has = np.zeros(V, dtype=bool)
-        has[src] = True
-        Wtok[:, ~has] = 0.0
-    Wtok[tgt, src] += 1.0
-    if identity is None:
-        identity = is_canonical(E)
-    return Wtok if identity else Wtok @ E.T

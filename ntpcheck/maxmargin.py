@@ -51,6 +51,10 @@ __all__ = [
     "kkt_residuals",
     "certify",
     "eq2_closed_form",
+    "eq2_matrix",
+    "check_eq2_closed_form",
+    "w_ov_star",
+    "raise_if_cyclic",
     "proposition2_values",
     "proposition2_formula",
     "reference_solutions",
@@ -220,21 +224,7 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
         the constraints along it sum to ``0 >= k``.
     """
     st = _structure(dataset)
-    from .structure import may_have_cycle
-
-    for q, g in st.orders.items():
-        if not may_have_cycle(g):
-            continue
-        try:
-            cyc = nx.find_cycle(g)
-        except nx.NetworkXNoCycle:
-            continue
-        names = " > ".join([a for a, _ in cyc] + [cyc[0][0]])
-        raise InfeasibleProblemError(
-            f"Eq. (3) is infeasible: under query {q} the order has a cycle {names} "
-            "(Assumption 1(ii) fails); summing its constraints gives 0 >= "
-            f"{len(cyc)}"
-        )
+    raise_if_cyclic(st)
     E = as_embeddings(embeddings, st.dataset.n_vocab)
     idx = st.dataset.index
     d = E.shape[0]
@@ -253,6 +243,29 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
         b_list.append(E[:, idx[q]])
     d = E.shape[0]
     return MaxMarginProblem("Eq. (3)", _rows(a_list, b_list, (d, d)), (d, d), st.eq3_pairs)
+
+
+def raise_if_cyclic(st: Structure) -> None:
+    """Raise :class:`InfeasibleProblemError` naming the cycle if some x^q-order has one.
+
+    Eq. (3) is then infeasible: summing the constraints along the cycle
+    ``a > b > ... > a`` gives ``0 >= k`` (Assumption 1(ii) fails).
+    """
+    from .structure import may_have_cycle
+
+    for q, g in st.orders.items():
+        if not may_have_cycle(g):
+            continue
+        try:
+            cyc = nx.find_cycle(g)
+        except nx.NetworkXNoCycle:
+            continue
+        names = " > ".join([a for a, _ in cyc] + [cyc[0][0]])
+        raise InfeasibleProblemError(
+            f"Eq. (3) is infeasible: under query {q} the order has a cycle {names} "
+            "(Assumption 1(ii) fails); summing its constraints gives 0 >= "
+            f"{len(cyc)}"
+        )
 
 
 def kkt_residuals(R: sp.spmatrix, w: np.ndarray, lam: np.ndarray) -> KKTResiduals:
@@ -389,6 +402,28 @@ def _polish(problem: MaxMarginProblem, w: np.ndarray) -> tuple[np.ndarray, np.nd
     return best
 
 
+def check_eq2_closed_form(st: Structure, E: np.ndarray) -> None:
+    """The closed form needs Assumption 2 and a collocation that is a function (else a clear error)."""
+    require_orthonormal(E, "the closed form of Eq. (2)")
+    if st.collocation.multiple_next:
+        build_eq2(st, E)  # raises the InfeasibleProblemError that names the token
+
+
+def eq2_matrix(st: Structure, E: np.ndarray, canonical: bool | None = None) -> np.ndarray:
+    """``sum_x (e_{n(x)} - 1/|V|) x^T``, vectorised, without the checks of :func:`eq2_closed_form`."""
+    V = st.dataset.n_vocab
+    src, tgt = st.collocation_index
+    Wtok = np.full((V, V), -1.0 / V)  # column x in token coordinates
+    if len(src) < V:  # columns of tokens without a next token are zero
+        has = np.zeros(V, dtype=bool)
+        has[src] = True
+        Wtok[:, ~has] = 0.0
+    Wtok[tgt, src] += 1.0
+    if canonical is None:
+        canonical = is_canonical(E)
+    return Wtok if canonical else Wtok @ E.T
+
+
 def eq2_closed_form(dataset, embeddings: np.ndarray | None = None) -> np.ndarray:
     """``W*_ov = sum_x (e_{n(x)} - 1/|V|) x^T`` under Assumption 2.
 
@@ -397,17 +432,18 @@ def eq2_closed_form(dataset, embeddings: np.ndarray | None = None) -> np.ndarray
     :class:`InfeasibleProblemError` if the collocation is not a function.
     """
     st = _structure(dataset)
-    V = st.dataset.n_vocab
-    E = as_embeddings(embeddings, V)
-    require_orthonormal(E, "the closed form of Eq. (2)")
-    if st.collocation.multiple_next:
-        build_eq2(st, E)  # raises the InfeasibleProblemError that names the token
-    idx = st.dataset.index
-    Wtok = np.zeros((V, V))  # column x in token coordinates
-    for x, y in st.collocation.mapping.items():
-        Wtok[:, idx[x]] = -1.0 / V
-        Wtok[idx[y], idx[x]] += 1.0
-    return Wtok @ E.T
+    E = as_embeddings(embeddings, st.dataset.n_vocab)
+    check_eq2_closed_form(st, E)
+    return eq2_matrix(st, E)
+
+
+def w_ov_star(dataset, embeddings: np.ndarray | None = None, solver: str = DEFAULT_SOLVER) -> np.ndarray:
+    """``W*_ov``: the closed form under Assumption 2, the solver of Eq. (2) otherwise."""
+    st = _structure(dataset)
+    E = as_embeddings(embeddings, st.dataset.n_vocab)
+    if is_orthonormal(E):
+        return eq2_closed_form(st, E)
+    return solve(build_eq2(st, E), solver).W
 
 
 def proposition2_values(dataset) -> dict[str, dict[str, float]]:
@@ -475,11 +511,10 @@ def reference_solutions(
     out: list[np.ndarray | None] = []
     for kind in ("eq2", "eq3"):
         try:
-            if kind == "eq2" and is_orthonormal(E):
-                out.append(eq2_closed_form(st, E))
+            if kind == "eq2":
+                out.append(w_ov_star(st, E, solver))
             else:
-                prob = build_eq2(st, E) if kind == "eq2" else build_eq3(st, E)
-                out.append(solve(prob, solver).W)
+                out.append(solve(build_eq3(st, E), solver).W)
         except NTPCheckError:
             if strict:
                 raise

@@ -48,6 +48,7 @@ def test_certificate_rejects_sabotaged_solution(ds, seed):
 
 def test_counterexample_to_prop2_is_solved_exactly():
     e = solve_eq3_exact(loads("A -> A\nA A B -> A\nC -> B\nC D E B -> B\n"))
+    assert e.residuals.worst < 1e-12
     u, lam = column_solution({"A", "C"}, {"B", "D", "E"}, [("A", "B"), ("C", "D"), ("C", "E"), ("C", "B")])
     assert u == {"A": 0.5, "B": -0.5, "C": pytest.approx(2 / 3), "D": pytest.approx(-1 / 3), "E": pytest.approx(-1 / 3)}
     assert lam[("C", "B")] == 0.0  # slack pair between blocks
