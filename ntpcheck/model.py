@@ -141,6 +141,28 @@ def _g_dot_columns(p: np.ndarray, y: np.ndarray, U: np.ndarray) -> np.ndarray:
     return p @ U - total[:, None] * U[y, :]
 
 
+def _score_gradient(phi: np.ndarray, h: np.ndarray, arr: SampleArrays, E: np.ndarray | None, flat: np.ndarray | None = None) -> np.ndarray:
+    """Back-propagate ``h_l = dL/dphi_l`` through the attention softmax to ``W_kq``.
+
+    ``dL/ds_l = phi_l sum_l' phi_l' (h_l - h_l')`` (the softmax Jacobian in
+    pairwise form, so that equal tokens cancel exactly), then
+    ``grad = sum_{n,l} dL/ds_l x_{i_l} x_q^T = E G E^T`` with ``G`` scattered
+    by (token, query).  ``flat`` (the masked scatter index) may be precomputed.
+    """
+    V = arr.n_vocab
+    diff = h[:, :, None] - h[:, None, :]
+    r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
+    if flat is None:
+        flat = scatter_index(arr)
+    G = np.bincount(flat, weights=r[arr.mask], minlength=V * V).reshape(V, V)
+    return G if E is None else E @ G @ E.T
+
+
+def scatter_index(arr: SampleArrays) -> np.ndarray:
+    """Flat index ``token * |V| + query`` of every real position (for :func:`_score_gradient`)."""
+    return (arr.tokens * arr.n_vocab + arr.query[:, None])[arr.mask]
+
+
 def grad_kq(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> tuple[np.ndarray, float]:
     """``grad_{W_kq} L`` (Eq. 6) and the loss, at once.
 
@@ -153,14 +175,7 @@ def grad_kq(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleA
     GU = _g_dot_columns(p, arr.target, U)  # (N, V): (T - e_y)^T W_ov x_i
     h = arr.pi[:, None] * GU[np.arange(arr.n_samples)[:, None], arr.tokens]  # (N, L)
     # (diag phi - phi phi^T) h, in the pairwise form: exact zeros for equal tokens.
-    diff = h[:, :, None] - h[:, None, :]
-    r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
-    V = arr.n_vocab
-    flat = arr.tokens * V + arr.query[:, None]
-    G = np.bincount(flat[arr.mask], weights=r[arr.mask], minlength=V * V).reshape(V, V)
-    if E is not None:
-        G = E @ G @ E.T
-    return G, float(arr.pi @ lo)
+    return _score_gradient(phi, h, arr, E), float(arr.pi @ lo)
 
 
 def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -207,7 +222,7 @@ def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, b_of: np.ndarray, arr
     distinct_other = first & ~is_y
     k = distinct_other.sum(axis=1) + 1  # distinct special coordinates, with y
     g = (V - k).astype(float)  # coordinates at the common value
-    flat = (arr.tokens * V + arr.query[:, None])[mask]
+    flat = scatter_index(arr)
     pi = arr.pi
 
     def grad_and_loss(phi: np.ndarray):
@@ -225,10 +240,7 @@ def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, b_of: np.ndarray, arr
         p_pos = np.exp(d_sp - loss[:, None])
         total = g * p_gen + np.where(distinct_other, p_pos, 0.0).sum(axis=1)  # 1 - p_y
         h = pi[:, None] * al * np.where(is_y, -total[:, None], np.where(has, p_pos, 0.0))
-        diff = h[:, :, None] - h[:, None, :]
-        r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
-        G = np.bincount(flat, weights=r[mask], minlength=V * V).reshape(V, V)
-        return G, float(pi @ loss)
+        return _score_gradient(phi, h, arr, None, flat), float(pi @ loss)
 
     return grad_and_loss
 
@@ -262,7 +274,7 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
         cols = arr.tokens[arr.mask]
         UT = np.ascontiguousarray(U.T)
     V = arr.n_vocab
-    flat = (arr.tokens * V + arr.query[:, None])[arr.mask]
+    flat = scatter_index(arr)
     mask = arr.mask
     pi = arr.pi
 
@@ -276,12 +288,7 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
         lo, p = cross_entropy_parts(z, arr.target)
         # h_l = pi (T - e_y)^T U[:, i_l] = pi (sum_v p_v U[v, i_l] - (sum p) U[y, i_l])
         h = pi[:, None] * (np.matmul(Ug, p[:, :, None])[:, :, 0] - p.sum(axis=1)[:, None] * Uy)
-        diff = h[:, :, None] - h[:, None, :]
-        r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
-        G = np.bincount(flat, weights=r[mask], minlength=V * V).reshape(V, V)
-        if E is not None:
-            G = E @ G @ E.T
-        return G, float(pi @ lo)
+        return _score_gradient(phi, h, arr, E, flat), float(pi @ lo)
 
     return grad
 
