@@ -18,7 +18,6 @@ Verdicts
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -109,11 +108,17 @@ class Instance:
     def structure(self) -> Structure:
         return analyse(self.dataset)
 
+    @property
+    def config(self):
+        """The :class:`~ntpcheck.training.TrainingConfig` of this instance."""
+        from .training import TrainingConfig
+
+        return TrainingConfig(T=self.T, T2=self.T2, eta0=self.eta0, eta=self.eta, idealised_stage1=self.idealised)
+
     @cached_property
     def steps(self) -> tuple[float, float]:
-        eta0 = 0.2 / math.sqrt(self.d) if self.eta0 is None else self.eta0
-        eta = 0.05 / math.sqrt(self.d) if self.eta is None else self.eta
-        return eta0, eta
+        """``(eta_0, eta)``, the paper's Section 7 defaults where unset."""
+        return self.config.step_sizes(self.d)
 
     @cached_property
     def key(self) -> tuple:
@@ -154,7 +159,7 @@ class Instance:
         if hit is not None:
             return hit
         from .errors import NTPCheckError
-        from .training import TrainingConfig, train
+        from .training import train
 
         refs = []
         for name in ("w_ov_star", "w_kq_star"):
@@ -165,8 +170,7 @@ class Instance:
                 refs.append(getattr(self, name))
             except NTPCheckError:
                 refs.append(None)
-        cfg = TrainingConfig(T=self.T, T2=self.T2, eta0=self.eta0, eta=self.eta, idealised_stage1=self.idealised)
-        traj = train(self.structure, cfg, self.E, tuple(refs), keep_weights=True)
+        traj = train(self.structure, self.config, self.E, tuple(refs), keep_weights=True)
         if len(_TRAJECTORIES) > 256:
             _TRAJECTORIES.clear()
         _TRAJECTORIES[self.key] = traj

@@ -26,25 +26,16 @@ from . import model
 from .atomic import atomic_write_bytes
 from .data import SampleArrays
 from .model import safe_norm
-from .structure import Role, analyse
+from .structure import analyse, theorem3_sentences
 from .training import TrainingConfig, train
 
 __all__ = ["Figure2Data", "figure2_data", "theorem3_test_arrays", "write_figure2"]
 
 
 def theorem3_test_arrays(st) -> SampleArrays | None:
-    """Theorem 3's unseen sentences ``[x_0, (non-optimal tokens...), q] -> n(x_0)`` as arrays."""
+    """Theorem 3's unseen sentences (:func:`ntpcheck.structure.theorem3_sentences`) as arrays."""
     ds = st.dataset
-    sents = []
-    for q, rr in st.roles.items():
-        if rr.get(q) is not Role.NON_OPTIMAL:
-            continue
-        non = [x for x, r in rr.items() if r is Role.NON_OPTIMAL and x != q]
-        for x0, r in rr.items():
-            if r is Role.NON_COMPARABLE and st.collocation(x0) is not None:
-                sents.append(([x0, q], st.collocation(x0)))
-                if non:
-                    sents.append(([x0, *non, q], st.collocation(x0)))
+    sents = [(sent, nxt) for _, sent, nxt in theorem3_sentences(st)]
     if not sents:
         return None
     L = max(len(s) for s, _ in sents)
@@ -73,27 +64,31 @@ class Figure2Data:
     trials: int
 
 
-def _run(seed: int, keep: bool):
+def _run(seed: int):
+    """One Section 7 run: structure, trajectory (weights kept) and ``(W*_ov, W*_kq)``."""
+    from .exact import solve_eq3_exact
+    from .maxmargin import eq2_closed_form
     from .synthetic import random_realizable_dataset
 
-    ds = random_realizable_dataset(20, 90, seed=seed)
-    st = analyse(ds)
-    traj = train(st, TrainingConfig(T=900, T2=900, record_attention=False), None, None, keep_weights=keep)
-    return st, traj
+    st = analyse(random_realizable_dataset(20, 90, seed=seed))
+    refs = (eq2_closed_form(st), solve_eq3_exact(st, certify=False).W)
+    traj = train(st, TrainingConfig(T=900, T2=900, record_attention=False), None, refs, keep_weights=True)
+    return st, traj, refs
 
 
 def figure2_data(seed: int = 0, trials: int = 20) -> Figure2Data:
-    """Run the experiment and collect every curve and bound."""
-    st, traj = _run(seed, keep=False)
+    """Run the experiment and collect every curve and bound.
+
+    The run for ``seed`` gives the six panels and is also the first trial of
+    the test-loss panel; the other trials use seeds ``seed + 1, ...``
+    (seeds whose data have no Theorem 3 sentence are passed over).
+    """
+    first = _run(seed)
+    st, traj, (w_ov, w_kq) = first
     ds = st.dataset
     s1, s2 = traj.stage1, traj.stage2
     eta0, eta = traj.eta0, traj.eta
-    from .maxmargin import eq2_closed_form
-
-    ws_ov = safe_norm(eq2_closed_form(st))
-    from .exact import solve_eq3_exact
-
-    ws_kq = safe_norm(solve_eq3_exact(st, certify=False).W)
+    ws_ov, ws_kq = safe_norm(w_ov), safe_norm(w_kq)
     V, L = ds.n_vocab, ds.l_max
     t1 = s1.steps.astype(float)
     t2 = s2.steps.astype(float)
@@ -122,13 +117,12 @@ def figure2_data(seed: int = 0, trials: int = 20) -> Figure2Data:
     k = 0
     s = seed
     while k < trials and s < seed + 10 * trials:
-        stk, tr = _run(s, keep=True)
+        stk, tr, _ = first if s == seed else _run(s)
         s += 1
         arr = theorem3_test_arrays(stk)
         if arr is None:
             continue
-        Wov = tr.W_ov
-        test.append([model.loss(Wov, W, None, arr) for W in tr.stage2.weights[::10]])
+        test.append([model.loss(tr.W_ov, W, None, arr) for W in tr.stage2.weights[::10]])
         trainl.append(tr.stage2.loss[::10])
         k += 1
     test = np.array(test)

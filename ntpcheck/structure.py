@@ -33,7 +33,7 @@ import networkx as nx
 
 from .data import Dataset
 
-__all__ = ["Role", "Collocation", "Structure", "collocation", "partial_orders", "roles", "analyse", "may_have_cycle"]
+__all__ = ["Role", "Collocation", "Structure", "collocation", "partial_orders", "roles", "analyse", "may_have_cycle", "theorem3_sentences"]
 
 
 class Role(str, Enum):
@@ -209,6 +209,26 @@ class Structure:
         idx = self.dataset.index
         p = self.eq3_pairs
         return tuple(np.fromiter((idx[t[k]] for t in p), dtype=np.int64, count=len(p)) for k in range(3))
+
+
+def theorem3_sentences(st: "Structure") -> list[tuple[str, list[str], str]]:
+    """Theorem 3's unseen sentences: ``(query, sentence, expected next token)``.
+
+    For each query ``q`` that is non-optimal under its own order and each
+    non-comparable ``x_0`` with a collocation: ``[x_0, q]`` and
+    ``[x_0, (other non-optimal tokens), q]``; expected ``n(x_0)``.
+    """
+    out = []
+    for q, rr in st.roles.items():
+        if rr.get(q) is not Role.NON_OPTIMAL:
+            continue
+        non = [x for x, r in rr.items() if r is Role.NON_OPTIMAL and x != q]
+        for x0, r in rr.items():
+            if r is Role.NON_COMPARABLE and st.collocation(x0) is not None:
+                out.append((q, [x0, q], st.collocation(x0)))
+                if non:
+                    out.append((q, [x0, *non, q], st.collocation(x0)))
+    return out
 
 
 def may_have_cycle(order: nx.DiGraph) -> bool:

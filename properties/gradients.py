@@ -19,7 +19,7 @@ from ntpcheck.training import collocation_arrays
 
 from .common import falsified, holds
 
-__all__ = ["check_eq5", "check_eq6", "FD_RTOL"]
+__all__ = ["check_eq5", "check_eq6", "central_difference", "FD_RTOL"]
 
 FD_RTOL = 1e-6
 
@@ -28,7 +28,8 @@ def _rng(inst: Instance) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(inst.key[0].encode()))
 
 
-def _fd(f, W, h=1e-6):
+def central_difference(f, W, h=1e-6):
+    """Central differences of a scalar function ``f`` at every entry of ``W``."""
     G = np.zeros_like(W)
     for idx in np.ndindex(W.shape):
         Wp, Wm = W.copy(), W.copy()
@@ -54,7 +55,7 @@ def check_eq5(inst: Instance, *, sign: float = 1.0) -> Outcome:
     rng = _rng(inst)
     W = rng.standard_normal((inst.dataset.n_vocab, E.shape[0]))
     G = sign * model.stage1_grad(W, E, coll)[0]
-    num = _fd(lambda X: model.stage1_loss(X, E, coll), W)
+    num = central_difference(lambda X: model.stage1_loss(X, E, coll), W)
     return _compare(G, num, "Eq. (5)")
 
 
@@ -69,7 +70,7 @@ def check_eq6(inst: Instance, *, drop_jacobian_term: bool = False) -> Outcome:
         G = _eq6_without_outer(Wov, Wkq, E, inst)
     else:
         G = model.grad_kq(Wov, Wkq, E, arr)[0]
-    num = _fd(lambda X: model.loss(Wov, X, E, arr), Wkq)
+    num = central_difference(lambda X: model.loss(Wov, X, E, arr), Wkq)
     return _compare(G, num, "Eq. (6)")
 
 

@@ -12,6 +12,7 @@ from ntpcheck import model
 from ntpcheck.claims import Instance, Outcome
 from ntpcheck.maxmargin import proposition2_values
 from ntpcheck.structure import Role
+from ntpcheck.structure import theorem3_sentences as structure_theorem3_sentences
 
 from .common import falsified, holds, inequality, not_reached
 from .stage1 import worst
@@ -85,24 +86,8 @@ def check_prop2_corrected(inst: Instance, *, perturb: float = 0.0) -> Outcome:
 
 
 def theorem3_sentences(inst: Instance) -> list[tuple[str, list[str], str]]:
-    """Theorem 3's unseen sentences: ``(query, sentence, expected next token)``.
-
-    For each query ``q`` that is non-optimal under its own order and each
-    non-comparable ``x_0`` with a collocation: ``[x_0, q]`` and
-    ``[x_0, (other non-optimal tokens), q]``; expected ``n(x_0)``.
-    """
-    st = inst.structure
-    out = []
-    for q, rr in st.roles.items():
-        if rr.get(q) is not Role.NON_OPTIMAL:
-            continue
-        non = [x for x, r in rr.items() if r is Role.NON_OPTIMAL and x != q]
-        for x0, r in rr.items():
-            if r is Role.NON_COMPARABLE and st.collocation(x0) is not None:
-                out.append((q, [x0, q], st.collocation(x0)))
-                if non:
-                    out.append((q, [x0, *non, q], st.collocation(x0)))
-    return out
+    """Theorem 3's unseen sentences of an instance (see :func:`ntpcheck.structure.theorem3_sentences`)."""
+    return structure_theorem3_sentences(inst.structure)
 
 
 def check_thm3_gaps(inst: Instance, *, c2_factor: float = 1.0) -> Outcome:

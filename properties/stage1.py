@@ -170,7 +170,8 @@ def sabotaged_stage1_weights(inst: Instance, steps: int = 50) -> np.ndarray:
     bump = np.zeros_like(W)
     bump[0, 0] = 0.1  # breaks the symmetry between off-target logits
     for _ in range(steps):
-        G = model.stage1_grad(W, E, coll)[0] + bump * (np.abs(model.stage1_grad(W, E, coll)[0]).max())
+        G = model.stage1_grad(W, E, coll)[0]
+        G = G + bump * np.abs(G).max()
         W = W - inst.trajectory.eta0 * G / np.linalg.norm(G)
         out.append(W.copy())
     return np.array(out)
@@ -193,23 +194,26 @@ def cor1_instance(ds, *, k: int = 5, T: int = 3000) -> Instance:
     return Instance(ds, None, T=T, T2=0, eta0=eta0)
 
 
-def _margins_at_T(inst: Instance) -> tuple[np.ndarray, float]:
-    s = _stage1(inst)
-    m = s.margins[-1]
-    A = inst.T * inst.trajectory.eta0 / (4 * safe_norm(inst.w_ov_star) ** 2)
-    return m, A
+def _cor1_margins(inst: Instance, k: int) -> tuple[np.ndarray, float] | Outcome:
+    """The margins at T and ``A``, or ``not-reached`` below Corollary 1's threshold."""
+    T, eta0 = inst.T, inst.trajectory.eta0
+    need = cor1_threshold_constant(inst, k) * math.log(max(T, 2)) / eta0
+    if T < need:
+        return not_reached(f"T = {T} < 384 ||W*||^{k} log(2|V|) log T / eta0 = {need:.4g}", T=T, threshold=need)
+    m = _stage1(inst).margins[-1]
+    if not len(m):
+        return not_reached("no collocation pair, so no margin")
+    return m, T * eta0 / (4 * safe_norm(inst.w_ov_star) ** 2)
 
 
 def check_cor1(inst: Instance, *, k: int = 5, upper: float = 3.0, lower: float = 1.0) -> Outcome:
     """Corollary 1: if ``T >= 384 ||W*||^k log(2|V|) log T / eta_0``, every margin
     ``(e_{n(x)} - e_i)^T W^(T) x`` lies in ``(A, 3A)``, ``A = T eta_0/(4 ||W*||^2)``, and Lemma 3 holds."""
+    got = _cor1_margins(inst, k)
+    if isinstance(got, Outcome):
+        return got
+    m, A = got
     T, eta0 = inst.T, inst.trajectory.eta0
-    need = cor1_threshold_constant(inst, k) * math.log(max(T, 2)) / eta0
-    if T < need:
-        return not_reached(f"T = {T} < 384 ||W*||^{k} log(2|V|) log T / eta0 = {need:.4g}", T=T, threshold=need)
-    m, A = _margins_at_T(inst)
-    if not len(m):
-        return not_reached("no collocation pair, so no margin")
     t = np.full(len(m), T)
     lo = inequality(m, lower * A * np.ones_like(m), t, sense=">=", what="margin > A", scale=A * np.ones_like(m))
     hi = inequality(m, upper * A * np.ones_like(m), t, sense="<=", what="margin < 3A", scale=A * np.ones_like(m))
@@ -224,13 +228,11 @@ def check_cor1_corrected(inst: Instance, *, k: int = 5, shrink: float = 1.0) -> 
     with ``||D|| = sqrt(2 (1 - cos))`` and ``||e - e_i|| = sqrt 2``, and
     ``||W^(T)|| <= T eta_0 = 4 ||W*||^2 A`` (Lemma 1).  ``shrink < 1``
     sabotages the upper constant."""
-    T, eta0 = inst.T, inst.trajectory.eta0
-    need = cor1_threshold_constant(inst, k) * math.log(max(T, 2)) / eta0
-    if T < need:
-        return not_reached(f"T = {T} below the threshold {need:.4g}", T=T, threshold=need)
-    m, A = _margins_at_T(inst)
-    if not len(m):
-        return not_reached("no collocation pair, so no margin")
+    got = _cor1_margins(inst, k)
+    if isinstance(got, Outcome):
+        return got
+    m, A = got
+    T = inst.T
     ws = safe_norm(inst.w_ov_star)
     delta = float(prop1_bound(inst, 1, np.array([T]))[0])
     upper = shrink * 4 * ws * A * (1 + 2 * ws * math.sqrt(delta))

@@ -34,6 +34,7 @@ __all__ = [
     "check_thm2_loss",
     "check_fn3",
     "limit_loss",
+    "log_limit_loss",
     "lemma7_instance",
     "thm2_instance",
 ]
@@ -391,18 +392,9 @@ def check_thm2_loss(inst: Instance, *, A_factor: float = 1.0) -> Outcome:
 def limit_loss(inst: Instance) -> float:
     """``lim L(W_ov, W_kq)`` as the attention concentrates on the optimal tokens
     (the value along ``s W*_kq``, ``s -> inf``): per sample, the loss of the
-    optimal token's logits ``W_ov x_opt``.  This is the infimum fn. 3 speaks of."""
-    ds = inst.dataset
-    U = inst.trajectory.W_ov @ inst.E
-    idx = ds.index
-    tot = 0.0
-    for s, pos, pi in zip(ds.samples, inst.structure.optimal, ds.pi):
-        if not pos:
-            return float("nan")
-        z = U[:, idx[s.sentence[pos[0]]]]
-        lo, _ = model.cross_entropy_parts(z[None, :], np.array([idx[s.next]]))
-        tot += pi * float(lo[0])
-    return tot
+    optimal token's logits ``W_ov x_opt``.  This is the infimum fn. 3 speaks of.
+    NaN if a sample has no optimal token.  See :func:`log_limit_loss`."""
+    return math.exp(log_limit_loss(inst))
 
 
 def check_fn3(inst: Instance, *, reading: str = "equal", factor: float = 1.0) -> Outcome:
@@ -413,12 +405,11 @@ def check_fn3(inst: Instance, *, reading: str = "equal", factor: float = 1.0) ->
     failure) and ``"upper"`` (``L*`` bounds the minimum from above).  Both
     are compared in logs, so losses far below 1e-308 still compare.
     """
-    lim = limit_loss(inst)
-    if not np.isfinite(lim):
+    log_lim = log_limit_loss(inst)
+    if not np.isfinite(log_lim):
         return not_reached("a sample has no optimal token")
     ds = inst.dataset
     log_star = math.log(ds.n_vocab) - _A(inst) + math.log(factor)
-    log_lim = _log_limit_loss(inst)
     meas = {"log_min_loss": log_lim, "log_L_star": log_star, "ratio_min_over_L*": math.exp(log_lim - log_star) if log_lim - log_star < 700 else float("inf")}
     if reading == "equal":
         gap = abs(log_lim - log_star)
@@ -431,13 +422,16 @@ def check_fn3(inst: Instance, *, reading: str = "equal", factor: float = 1.0) ->
     return holds(sl, f"the minimum loss exp({log_lim:.6g}) <= L* = exp({log_star:.6g})", **meas)
 
 
-def _log_limit_loss(inst: Instance) -> float:
-    """``log`` of :func:`limit_loss`, accurate when the loss underflows."""
+def log_limit_loss(inst: Instance) -> float:
+    """``log`` of :func:`limit_loss`, accurate when the loss underflows (NaN if a
+    sample has no optimal token)."""
     ds = inst.dataset
     U = inst.trajectory.W_ov @ inst.E
     idx = ds.index
     terms = []
     for s, pos, pi in zip(ds.samples, inst.structure.optimal, ds.pi):
+        if not pos:
+            return float("nan")
         z = U[:, idx[s.sentence[pos[0]]]]
         y = idx[s.next]
         d = np.delete(z - z[y], y)

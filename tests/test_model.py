@@ -6,22 +6,13 @@ import pytest
 import ntpcheck
 from ntpcheck import analyse, loads, model
 from ntpcheck.training import collocation_arrays
+from properties.gradients import central_difference
 
 DATASETS = {
     "example1": ntpcheck.load("example1"),
     # repeated tokens, unequal weights, a token without collocation (z)
     "mixed": loads("a -> b\nb -> c\nc -> a\na a b c -> b @ 3\nc b z -> a\nz c -> a @ 0.5\n"),
 }
-
-
-def central_difference(f, W, h=1e-6):
-    G = np.zeros_like(W)
-    for idx in np.ndindex(W.shape):
-        Wp, Wm = W.copy(), W.copy()
-        Wp[idx] += h
-        Wm[idx] -= h
-        G[idx] = (f(Wp) - f(Wm)) / (2 * h)
-    return G
 
 
 def embeddings(kind, n, rng):
