@@ -33,37 +33,24 @@ def bench_dataset(n_vocab: int, pairs_per_query: int = 3, seed: int = 0) -> Data
     return Dataset.from_samples(samples, vocab=names, name=f"bench-{n_vocab}")
 
 
-class _RNGDraw:
-    """Stands in for Hypothesis's ``draw`` on ``sampled_from`` strategies, with a numpy RNG."""
-
-    def __init__(self, rng: np.random.Generator):
-        self.rng = rng
-
-    def __call__(self, strategy):
-        elements = getattr(strategy, "elements", None)
-        if elements is None:
-            raise TypeError(f"only sampled_from strategies can be drawn here, not {strategy!r}")
-        return elements[int(self.rng.integers(len(elements)))]
-
-
 def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: int = 8, seed: int = 0) -> Dataset:
     """A random prefix-closed dataset satisfying Assumptions 1-3, of about ``n_samples`` samples.
 
-    The same construction as :func:`strategies.realizable_datasets` (per-query
-    winners and losers, lazy injective collocation), driven by a seeded RNG
+    The same construction as :func:`strategies.realizable_datasets`
+    (:class:`ntpcheck.construct.DatasetBuilder`), driven by a seeded RNG
     rather than Hypothesis, so that the paper's Section 7 scale (|V| = 20,
     ~90 samples) is reached at once.  Vocabulary ``A ... T`` (padded to ``n_vocab``).
     """
-    from strategies.datasets import DatasetBuilder, token_names
+    from .construct import DatasetBuilder, token_names
 
     rng = np.random.default_rng(seed)
-    draw = _RNGDraw(rng)
     pool = token_names(n_vocab)
-    b = DatasetBuilder(pool=list(pool))
+    go_on = (False, True, True, True)  # continue with probability 3/4, as the strategies do
+    b = DatasetBuilder(list(pool), pick=lambda xs: xs[int(rng.integers(len(xs)))], go_on=lambda: go_on[int(rng.integers(4))])
     stall = 0
     while b.n_samples < n_samples and stall < 400:
         before = b.n_samples
-        b.grow(draw, (pool[int(rng.integers(n_vocab))],), max_len=max_len, max_samples=n_samples, prefix_closed=True, weight=1.0)
+        b.grow((pool[int(rng.integers(n_vocab))],), max_len=max_len, max_samples=n_samples, prefix_closed=True, weight=1.0)
         stall = stall + 1 if b.n_samples == before else 0
     return b.dataset(n_vocab)
 

@@ -1,21 +1,12 @@
 """Strategies for datasets that satisfy the paper's assumptions by construction.
 
-How realizability is built in
------------------------------
-Sentences are generated token by token.  The collocation ``n`` is drawn
-lazily and injectively: the first time a token needs a next token, one is
-drawn among the tokens nobody maps to yet, and the one-token sample
-``([x], n(x))`` is added (so the collocation is always in the data).  Per
-query ``q``, every token is given once and for all one of two statuses,
-*winner* or *loser*.  A sentence with query ``q`` (length >= 2) gets exactly
-one distinct winner: the one already among its tokens, or, if none, a
-non-loser drawn among them; its next token is ``n(winner)``, and every other
-token of the sentence becomes a loser for ``q``.  Winners are never below a
-token and losers never above one, so every x^q-order is acyclic without
-confused tokens (Assumption 1(ii)); the winner also has to occur at least as
-often as each loser (Assumption 3), or the sentence ends there.  With
-``prefix_closed=True`` the next token of each prefix is appended to the
-sentence (Section 3 convention), so every prefix is a sample.
+The construction itself is :class:`ntpcheck.construct.DatasetBuilder`; here
+Hypothesis makes its choices, so that examples shrink.
+
+How realizability is built in is documented in :mod:`ntpcheck.construct`
+(per query, every token is once and for all a winner or a loser; each
+sentence gets exactly one distinct winner; the collocation is drawn lazily
+and injectively).
 
 Sizes follow what is drawn: a list of sentences, each grown until a drawn
 "stop"; the vocabulary is the tokens used (padded up to ``min_vocab``).
@@ -24,21 +15,13 @@ Examples shrink towards one short sentence over the first tokens ``A, B``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from hypothesis import strategies as st
 
-from ntpcheck.data import Dataset, Sample
+from ntpcheck.construct import DatasetBuilder, token_names
 
 from ._validation import check_bounds, check_choice, check_int
 
 __all__ = ["realizable_datasets", "token_names", "DatasetBuilder"]
-
-
-def token_names(n: int) -> list[str]:
-    """``A, B, ..., Z`` then ``T27, T28, ...``: short, readable token names."""
-    letters = [chr(ord("A") + i) for i in range(26)]
-    return letters[:n] + [f"T{i + 1}" for i in range(26, n)]
 
 
 #: Drawn to decide whether to go on (another sentence, another token).  It
@@ -48,104 +31,9 @@ _GO_ON = st.sampled_from([False, True, True, True])
 _WEIGHTS = st.one_of(st.just(1.0), st.sampled_from([2.0, 0.5, 5.0, 0.1, 20.0]), st.floats(0.05, 50.0))
 
 
-@dataclass
-class DatasetBuilder:
-    """Mutable state while a dataset is drawn (see the module docstring)."""
-
-    pool: list[str]
-    n: dict[str, str] = field(default_factory=dict)
-    winners: dict[str, set] = field(default_factory=dict)
-    losers: dict[str, set] = field(default_factory=dict)
-    samples: list[Sample] = field(default_factory=list)
-    keys: dict = field(default_factory=dict)
-
-    @property
-    def n_samples(self) -> int:
-        return len(self.keys)
-
-    def _add(self, sentence: tuple[str, ...], nxt: str, w: float) -> None:
-        self.samples.append(Sample(sentence, nxt, w))
-        self.keys[(sentence, nxt)] = None
-
-    def next_of(self, draw, x: str, budget: int, weight: float = 1.0) -> str | None:
-        """``n(x)``, drawing it (and adding ``([x], n(x))``) if needed and allowed."""
-        if x in self.n:
-            return self.n[x]
-        free = [y for y in self.pool if y not in set(self.n.values())]
-        if not free or budget < 1:
-            return None
-        y = draw(st.sampled_from(free))
-        self.n[x] = y
-        self._add((x,), y, weight)
-        return y
-
-    def winner(self, draw, sentence: tuple[str, ...]) -> str | None:
-        """The unique winner of a sentence under its query, or None if there can be none."""
-        q = sentence[-1]
-        toks = list(dict.fromkeys(sentence))
-        wins, loses = self.winners.setdefault(q, set()), self.losers.setdefault(q, set())
-        known = [x for x in toks if x in wins]
-        if len(known) > 1:
-            return None
-        counts = {x: sentence.count(x) for x in toks}
-        ok = lambda w: all(counts[w] >= counts[o] for o in toks if o != w)  # Assumption 3
-        if known:
-            w = known[0]
-            if not ok(w):
-                return None
-        else:
-            cands = [x for x in toks if x not in loses and ok(x)]
-            if not cands:
-                return None
-            w = draw(st.sampled_from(cands))
-        return w
-
-    def commit(self, sentence: tuple[str, ...], w: str) -> None:
-        q = sentence[-1]
-        self.winners[q].add(w)
-        self.losers[q].update(x for x in sentence if x != w)
-
-    def grow(self, draw, first: tuple[str, ...], *, max_len: int, max_samples: int, prefix_closed: bool, weight: float) -> None:
-        """Add the samples of one sentence starting with ``first``."""
-        sentence = tuple(first)
-        while True:
-            budget = max_samples - self.n_samples
-            if len(sentence) == 1:
-                y = self.next_of(draw, sentence[0], budget, weight)
-                if y is None:
-                    return
-            else:
-                w = self.winner(draw, sentence)
-                if w is None:
-                    return
-                need = 1 + (0 if w in self.n else 1)  # this sample, and maybe ([w], n(w))
-                if budget < need:
-                    return
-                y = self.next_of(draw, w, budget - 1)
-                if y is None:
-                    return
-                self.commit(sentence, w)
-                if (sentence, y) not in self.keys:
-                    self._add(sentence, y, weight)
-            if not prefix_closed or len(sentence) + 1 > max_len or not draw(_GO_ON):
-                return
-            sentence = sentence + (y,)
-
-    def dataset(self, min_vocab: int) -> Dataset:
-        used: dict[str, None] = {}
-        for s in self.samples:
-            for t in (*s.sentence, s.next):
-                used.setdefault(t, None)
-        for t in self.pool:
-            if len(used) >= min_vocab:
-                break
-            used.setdefault(t, None)
-        return Dataset.from_samples(self.samples, vocab=tuple(used))
-
-
 def draw_realizable(draw, pool: list[str], *, max_len: int, max_samples: int, prefix_closed: bool, min_sentences: int) -> DatasetBuilder:
     """Draw the samples of a realizable dataset into a builder (possibly empty if ``min_sentences=0``)."""
-    b = DatasetBuilder(pool=list(pool))
+    b = DatasetBuilder(list(pool), pick=lambda xs: draw(st.sampled_from(xs)), go_on=lambda: draw(_GO_ON))
     k = 0
     while b.n_samples < max_samples and (k < min_sentences or draw(_GO_ON)):
         k += 1
@@ -155,7 +43,7 @@ def draw_realizable(draw, pool: list[str], *, max_len: int, max_samples: int, pr
         else:
             first = tuple(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=max_len)))
         before = b.n_samples
-        b.grow(draw, first, max_len=max_len, max_samples=max_samples, prefix_closed=prefix_closed, weight=weight)
+        b.grow(first, max_len=max_len, max_samples=max_samples, prefix_closed=prefix_closed, weight=weight)
         if b.n_samples == before and k >= min_sentences + 20:
             break  # nothing more fits; stop rather than loop
     return b
