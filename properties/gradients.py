@@ -19,7 +19,7 @@ from ntpcheck.training import collocation_arrays
 
 from .common import falsified, holds
 
-__all__ = ["check_eq5", "check_eq6", "central_difference", "FD_RTOL"]
+__all__ = ["check_eq5", "check_eq6", "central_difference", "eq6_literal", "softmax_jacobian", "FD_RTOL"]
 
 FD_RTOL = 1e-6
 
@@ -67,16 +67,22 @@ def check_eq6(inst: Instance, *, drop_jacobian_term: bool = False) -> Outcome:
     Wov, Wkq = rng.standard_normal((inst.dataset.n_vocab, d)), rng.standard_normal((d, d))
     arr = inst.dataset.arrays
     if drop_jacobian_term:
-        G = _eq6_without_outer(Wov, Wkq, E, inst)
+        G = eq6_literal(Wov, Wkq, E, inst.dataset, jacobian=np.diag)
     else:
         G = model.grad_kq(Wov, Wkq, E, arr)[0]
     num = central_difference(lambda X: model.loss(Wov, X, E, arr), Wkq)
     return _compare(G, num, "Eq. (6)")
 
 
-def _eq6_without_outer(Wov, Wkq, E, inst):
-    """A sabotaged Eq. (6) that forgets the ``- phi phi^T`` term (must be rejected)."""
-    ds = inst.dataset
+def softmax_jacobian(phi: np.ndarray) -> np.ndarray:
+    """``diag(phi) - phi phi^T``, the Jacobian in Eq. (6)."""
+    return np.diag(phi) - np.outer(phi, phi)
+
+
+def eq6_literal(Wov, Wkq, E, ds, jacobian=softmax_jacobian) -> np.ndarray:
+    """Eq. (6) written out sample by sample, with the Jacobian as a parameter:
+    ``sum_n pi X J(phi) X^T W_ov^T (T - e_y) x_L^T``.  With ``jacobian=np.diag``
+    it is the sabotaged formula that forgets ``- phi phi^T`` (must be rejected)."""
     idx = ds.index
     G = np.zeros_like(Wkq)
     for s, pi in zip(ds.samples, ds.pi):
@@ -90,5 +96,5 @@ def _eq6_without_outer(Wov, Wkq, E, inst):
         T /= T.sum()
         p = np.zeros(ds.n_vocab)
         p[idx[s.next]] = 1
-        G += pi * X @ np.diag(phi) @ X.T @ Wov.T @ (T - p)[:, None] @ xq[None, :]
+        G += pi * X @ jacobian(phi) @ X.T @ Wov.T @ (T - p)[:, None] @ xq[None, :]
     return G

@@ -6,7 +6,7 @@ import pytest
 import ntpcheck
 from ntpcheck import analyse, loads, model
 from ntpcheck.training import collocation_arrays
-from properties.gradients import central_difference
+from properties.gradients import central_difference, eq6_literal
 
 DATASETS = {
     "example1": ntpcheck.load("example1"),
@@ -63,19 +63,7 @@ def test_eq6_literal_formula_agrees():
     E = rng.standard_normal((ds.n_vocab + 1, ds.n_vocab))
     d = E.shape[0]
     Wov, Wkq = rng.standard_normal((ds.n_vocab, d)), rng.standard_normal((d, d))
-    idx = ds.index
-    G = np.zeros((d, d))
-    for s, pi in zip(ds.samples, ds.pi):
-        X = E[:, [idx[t] for t in s.sentence]]
-        xq = X[:, -1]
-        phi = np.exp(X.T @ Wkq @ xq - (X.T @ Wkq @ xq).max())
-        phi /= phi.sum()
-        z = Wov @ X @ phi
-        T = np.exp(z - z.max())
-        T /= T.sum()
-        p = np.zeros(ds.n_vocab)
-        p[idx[s.next]] = 1
-        G += pi * X @ (np.diag(phi) - np.outer(phi, phi)) @ X.T @ Wov.T @ (T - p)[:, None] @ xq[None, :]
+    G = eq6_literal(Wov, Wkq, E, ds)
     np.testing.assert_allclose(model.grad_kq(Wov, Wkq, E, ds.arrays)[0], G, atol=1e-12)
 
 
