@@ -1,4 +1,5 @@
-"""Built-in datasets, available by name wherever a dataset file is accepted.
+"""Built-in datasets, available by name wherever a dataset file is accepted
+(:func:`ntpcheck.load` parses them; this module only holds their texts).
 
 ``example1``
     Example 1 of the paper (Section 4.1): V = {S, V, O, P} and
@@ -10,10 +11,7 @@
 
 from __future__ import annotations
 
-from .data import Dataset
-from .textformat import loads
-
-__all__ = ["names", "builtin_dataset", "BUILTIN_TEXTS"]
+__all__ = ["names", "BUILTIN_TEXTS"]
 
 BUILTIN_TEXTS: dict[str, str] = {
     "example1": """\
@@ -37,8 +35,3 @@ P S -> V
 def names() -> list[str]:
     """Names of the built-in datasets."""
     return sorted(BUILTIN_TEXTS)
-
-
-def builtin_dataset(name: str) -> Dataset:
-    """Return the built-in dataset called ``name``."""
-    return loads(BUILTIN_TEXTS[name], name=name)

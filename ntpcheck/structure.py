@@ -239,6 +239,21 @@ def may_have_cycle(order: nx.DiGraph) -> bool:
 
 
 def analyse(dataset: Dataset) -> Structure:
-    """Compute collocation, orders and optimal positions of ``dataset``."""
+    """Compute collocation, orders and optimal positions of ``dataset``.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> st = analyse(ntpcheck.load("example1"))
+    >>> dict(st.collocation.mapping)
+    {'S': 'V', 'V': 'O', 'O': 'P', 'P': 'S'}
+    >>> sorted(st.orders["O"].edges)            # under query O: O > S and O > V
+    [('O', 'S'), ('O', 'V')]
+    """
     coll = collocation(dataset)
     return Structure(dataset, coll, partial_orders(dataset, coll), optimal_positions(dataset, coll))
+
+
+def as_structure(dataset: Dataset | Structure) -> Structure:
+    """A :class:`Structure` from a dataset or a structure (normalise once, at the door)."""
+    return dataset if isinstance(dataset, Structure) else analyse(dataset)

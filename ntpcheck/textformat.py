@@ -22,6 +22,7 @@ import math
 import os
 from pathlib import Path
 
+from .builtin import BUILTIN_TEXTS, names
 from .data import Dataset, Sample, validate_token
 from .errors import DatasetFormatError
 
@@ -210,15 +211,19 @@ def load(path_or_name: str | os.PathLike) -> Dataset:
 
     A path that exists is read as a file; otherwise the name is looked up
     among the built-in datasets (:func:`ntpcheck.builtin.names`).
-    """
-    from .builtin import builtin_dataset, names
 
+    Examples
+    --------
+    >>> ds = load("example1")
+    >>> ds.vocab, ds.n_samples, ds.l_max
+    (('S', 'V', 'O', 'P'), 9, 3)
+    """
     p = Path(path_or_name)
     if p.exists():
         return load_file(p)
     name = str(path_or_name)
     if name in names():
-        return builtin_dataset(name)
+        return loads(BUILTIN_TEXTS[name], name=name)
     raise DatasetFormatError(
         f"{name!r} is neither a file nor a built-in dataset (built-ins: {', '.join(names())})"
     )

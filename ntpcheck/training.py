@@ -11,8 +11,9 @@ Stage 2 freezes ``W_ov = W_ov^(T)`` and trains ``W_kq`` on Eq. (1) from 0::
 Defaults are the paper's Section 7 choices: ``eta_0 = 0.2/sqrt(d)``,
 ``eta = 0.05/sqrt(d)``, ``T = T' = 900``.  The *idealised* stage 1 of
 Appendix C.1 (used from Lemma 4 on) replaces the stage-1 output by the
-matrix whose stage-1 margins all equal ``A = T eta_0 / (4 ||W*_ov||^2)``
-(Corollary 1), i.e. ``A W*_ov`` under Assumption 2.
+matrix whose stage-1 margins all equal a given value (the paper's ``A`` of
+Corollary 1, computed by :func:`ntpcheck.properties.huang2024.bounds.A`),
+i.e. ``margin * W*_ov`` under Assumption 2.
 
 Stage 1 uses a log-scaled gradient (:func:`ntpcheck.model.stage1_grad_scaled`),
 so its direction stays exact after the loss underflows.  If a stage-2
@@ -32,7 +33,7 @@ from . import model
 from .data import Dataset
 from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
-from .structure import Structure, analyse
+from .structure import Structure, as_structure
 
 __all__ = [
     "TrainingConfig",
@@ -53,7 +54,9 @@ class TrainingConfig:
 
     ``eta0``/``eta`` default to ``0.2/sqrt(d)`` and ``0.05/sqrt(d)``; ``stride``
     records every ``stride``-th step (the first and last are always kept);
-    ``record_attention`` keeps the attention weights of every recorded step.
+    ``record_attention`` keeps the attention weights of every recorded step;
+    ``stage1_margin``, if set, replaces the stage-1 output by the idealised
+    ``stage1_margin * W*_ov`` of Appendix C.1 (:func:`idealised_stage1`).
     """
 
     T: int = 900
@@ -61,7 +64,7 @@ class TrainingConfig:
     eta0: float | None = None
     eta: float | None = None
     stride: int = 1
-    idealised_stage1: bool = False
+    stage1_margin: float | None = None
     record_attention: bool = True
 
     def __post_init__(self) -> None:
@@ -69,7 +72,7 @@ class TrainingConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < (1 if name == "stride" else 0):
                 raise ValueError(f"{name} must be an integer >= {1 if name == 'stride' else 0}, got {v!r}")
-        for name in ("eta0", "eta"):
+        for name in ("eta0", "eta", "stage1_margin"):
             v = getattr(self, name)
             if v is not None and not (math.isfinite(v) and v > 0):
                 raise ValueError(f"{name} must be finite and > 0, got {v!r}")
@@ -318,17 +321,25 @@ def run_stage2(
     return rec.result(W, stopped, time.perf_counter() - t0)
 
 
-def idealised_stage1(st: Structure, E: np.ndarray, T: int, eta0: float) -> np.ndarray:
-    """``A W*_ov`` with ``A = T eta_0 / (4 ||W*_ov||^2)`` (Corollary 1, Appendix C.1).
+def idealised_stage1(st: Structure, E: np.ndarray, margin: float) -> np.ndarray:
+    """``margin * W*_ov``: the value matrix whose stage-1 margins all equal ``margin``.
 
-    Every stage-1 margin ``(e_{n(x)} - e_i)^T W x`` equals ``A`` and the
-    other differences vanish, as Lemma 4 onward assume.  Needs Assumption 2.
+    Under Assumption 2 every margin ``(e_{n(x)} - e_i)^T W*_ov x`` of the
+    closed form is exactly 1 (:func:`ntpcheck.maxmargin.eq2_closed_form`), so
+    every margin of the result equals ``margin`` and the other differences
+    vanish, as Appendix C.1 assumes from Lemma 4 on (with ``margin = A``).
+
+    Examples
+    --------
+    >>> import numpy as np, ntpcheck
+    >>> st = ntpcheck.analyse(ntpcheck.load("example1"))
+    >>> W = idealised_stage1(st, np.eye(4), 2.5)
+    >>> float(W[1, 0] - W[2, 0])    # margin of column S: n(S) = V against O
+    2.5
     """
     from .maxmargin import eq2_closed_form
 
-    Wstar = eq2_closed_form(st, E)
-    A = T * eta0 / (4 * safe_norm(Wstar) ** 2)
-    return A * Wstar
+    return margin * eq2_closed_form(st, E)
 
 
 def train(
@@ -351,7 +362,7 @@ def train(
         solutions ``W*_ov`` (Eq. 2) and ``W*_kq`` (Eq. 3), computed by
         :func:`ntpcheck.maxmargin.reference_solutions`.
     """
-    st = dataset if isinstance(dataset, Structure) else analyse(dataset)
+    st = as_structure(dataset)
     E = as_embeddings(embeddings, st.dataset.n_vocab)
     eta0, eta = config.step_sizes(E.shape[0])
     if references is None:
@@ -366,8 +377,8 @@ def train(
 def _train(st, E, config, eta0, eta, ref_ov, ref_kq, keep_weights) -> Trajectory:
     s1 = run_stage1(st, E, config.T, eta0, ref_ov, config.stride, keep_weights)
     W_ov = s1.W
-    if config.idealised_stage1:
-        W_ov = idealised_stage1(st, E, config.T, eta0)
+    if config.stage1_margin is not None:
+        W_ov = idealised_stage1(st, E, config.stage1_margin)
         s1.W = W_ov
     s2 = run_stage2(st, E, W_ov, config.T2, eta, ref_kq, config.stride, config.record_attention, keep_weights=keep_weights)
     return Trajectory(s1, s2, eta0, eta, config, E)

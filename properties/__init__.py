@@ -1,9 +1,39 @@
-"""The paper's claims as checkable properties, one module per part of the paper.
+"""Claims of papers as checkable properties (installed as ``ntpcheck.properties``).
 
-``REGISTRY`` lists every claim of CLAIMS.md (one entry per reading where the
-OCR is unclear); ``tests/test_claims.py`` and ``ntpcheck verify`` use it.
+* :mod:`.framework`: the paper-independent claim framework (records,
+  evidence, checks, runner, necessity matrix);
+* one subpackage per paper, each exposing ``PAPER`` (a
+  :class:`~ntpcheck.properties.framework.Paper`): :mod:`.huang2024`.
+
+:data:`PAPERS` maps paper names to their packages; :func:`paper` loads one.
 """
 
-from .registry import REGISTRY, by_name
+from __future__ import annotations
 
-__all__ = ["REGISTRY", "by_name"]
+import importlib
+
+from ntpcheck.errors import NTPCheckError
+
+from .framework import Paper
+
+__all__ = ["PAPERS", "DEFAULT_PAPER", "paper"]
+
+#: Paper name -> the module that defines its ``PAPER``.
+PAPERS: dict[str, str] = {
+    "huang2024": "ntpcheck.properties.huang2024",
+}
+
+DEFAULT_PAPER = "huang2024"
+
+
+def paper(name: str = DEFAULT_PAPER) -> Paper:
+    """The registered paper called ``name``.
+
+    Raises
+    ------
+    NTPCheckError
+        If no paper of that name is registered.
+    """
+    if name not in PAPERS:
+        raise NTPCheckError(f"unknown paper {name!r}; known papers: {', '.join(sorted(PAPERS))}")
+    return importlib.import_module(PAPERS[name]).PAPER

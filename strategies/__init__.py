@@ -1,12 +1,14 @@
-"""Hypothesis strategies for ntpcheck.
+"""Hypothesis strategies for ntpcheck (installed as ``ntpcheck.strategies``).
 
 Public API
 ----------
-realizable_datasets(...)   datasets satisfying Assumptions 1, 2, 3 (and prefix closure)
-violating(assumption, ...) instances breaking exactly one of "1i", "1ii", "2", "3", "prefix"
+realizable_datasets(...)   datasets satisfying Assumptions 1, 2, 3 (and prefix closure): Dataset
+violating(assumption, ...) instances breaking exactly one of "1i", "1ii", "2", "3", "prefix": Instance
 embeddings(n_tokens, ...)  orthonormal (Assumption 2) or non-orthonormal embeddings
 training_params(...)       T, T', eta_0, eta around the paper's Section 7 choices
-instances(datasets, ...)   datasets + training parameters -> ntpcheck.claims.Instance
+instances(datasets, ...)   datasets + embeddings + training parameters: Instance
+
+This layer imports only the math core (``ntpcheck.*``) and Hypothesis.
 
 All arguments are keyword-only and validated when the strategy is built
 (``hypothesis.errors.InvalidArgument``).  Drawn datasets print in ntpcheck's

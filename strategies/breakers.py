@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from ntpcheck.assumptions import CONDITIONS
-from ntpcheck.claims import Instance
 from ntpcheck.data import Dataset
+from ntpcheck.instance import Instance
 from ntpcheck.textformat import loads
 
 from ._validation import check_bounds, check_choice, check_int
@@ -93,7 +93,7 @@ def violating(
 
     Returns
     -------
-    SearchStrategy[ntpcheck.claims.Instance]
+    SearchStrategy[ntpcheck.instance.Instance]
         Canonical embeddings except for ``"2"``.
 
     Shrinks towards the gadget alone (the base shrinks to nothing), the

@@ -18,8 +18,9 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from ntpcheck.construct import DatasetBuilder, token_names
+from ntpcheck.data import Dataset
 
-from ._validation import check_bounds, check_choice, check_int
+from ._validation import check_bounds, check_int
 
 __all__ = ["realizable_datasets", "token_names", "DatasetBuilder"]
 
@@ -49,7 +50,7 @@ def draw_realizable(draw, pool: list[str], *, max_len: int, max_samples: int, pr
     return b
 
 
-def _validate(min_vocab, max_vocab, max_len, max_samples, prefix_closed, embeddings):
+def _validate(min_vocab, max_vocab, max_len, max_samples, prefix_closed):
     check_int("min_vocab", min_vocab, 1)
     check_int("max_vocab", max_vocab, 1)
     check_bounds("min_vocab", min_vocab, "max_vocab", max_vocab)
@@ -59,7 +60,6 @@ def _validate(min_vocab, max_vocab, max_len, max_samples, prefix_closed, embeddi
         from hypothesis.errors import InvalidArgument
 
         raise InvalidArgument(f"prefix_closed={prefix_closed!r} must be a bool")
-    check_choice("embeddings", embeddings, ("canonical", "orthonormal"))
 
 
 def realizable_datasets(
@@ -69,8 +69,7 @@ def realizable_datasets(
     max_len: int = 6,
     max_samples: int = 12,
     prefix_closed: bool = True,
-    embeddings: str = "canonical",
-):
+) -> st.SearchStrategy[Dataset]:
     """Datasets satisfying Assumptions 1(i), 1(ii), 2 and 3 (and Section 3's prefix closure).
 
     Parameters
@@ -85,15 +84,17 @@ def realizable_datasets(
         If True, every prefix of a sentence is a sample (generated
         autoregressively); otherwise sentences are drawn freely and kept when
         they admit a consistent optimal token.
-    embeddings : {"canonical", "orthonormal"}
-        ``"canonical"`` draws :class:`ntpcheck.Dataset` objects;
-        ``"orthonormal"`` draws :class:`ntpcheck.claims.Instance` objects
-        carrying random orthonormal embeddings (``d`` in ``[|V|, |V| + 2]``).
+
+    Returns
+    -------
+    SearchStrategy[ntpcheck.Dataset]
+        Always datasets; :func:`ntpcheck.strategies.instances` adds
+        embeddings (for instance random orthonormal ones) and parameters.
 
     Shrinks towards a single one-token sample over ``A``, ``B`` (padded to
     ``min_vocab`` tokens), with uniform frequencies.
     """
-    _validate(min_vocab, max_vocab, max_len, max_samples, prefix_closed, embeddings)
+    _validate(min_vocab, max_vocab, max_len, max_samples, prefix_closed)
     pool = token_names(max_vocab)
 
     @st.composite
@@ -101,10 +102,4 @@ def realizable_datasets(
         b = draw_realizable(draw, pool, max_len=max_len, max_samples=max_samples, prefix_closed=prefix_closed, min_sentences=1)
         return b.dataset(min_vocab)
 
-    if embeddings == "canonical":
-        return _datasets()
-    from ntpcheck.claims import Instance
-
-    from .embeddings import orthonormal_matrices
-
-    return _datasets().flatmap(lambda ds: orthonormal_matrices(ds.n_vocab).map(lambda E: Instance(ds, E)))
+    return _datasets()

@@ -7,10 +7,10 @@ import math
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ntpcheck.claims import Instance
+from ntpcheck.instance import Instance
 from ntpcheck.training import TrainingConfig
 
-from ._validation import check_bounds, check_int
+from ._validation import check_bounds, check_choice, check_int
 
 __all__ = ["training_params", "instances"]
 
@@ -58,13 +58,43 @@ def training_params(
     )
 
 
-def instances(datasets: st.SearchStrategy, params: st.SearchStrategy[TrainingConfig] | None = None) -> st.SearchStrategy[Instance]:
-    """Combine datasets (or instances) with training parameters into :class:`Instance` objects."""
-    params = training_params() if params is None else params
+def instances(
+    datasets: st.SearchStrategy,
+    params: st.SearchStrategy[TrainingConfig] | TrainingConfig | None = None,
+    *,
+    embeddings: str = "canonical",
+) -> st.SearchStrategy[Instance]:
+    """:class:`~ntpcheck.instance.Instance` objects: datasets with embeddings and training parameters.
 
-    def combine(args):
-        d, cfg = args
+    Parameters
+    ----------
+    datasets : SearchStrategy of Dataset (or of Instance, whose embeddings are kept)
+    params : SearchStrategy of TrainingConfig, TrainingConfig, or None
+        Drawn parameters (default :func:`training_params`), or one fixed
+        configuration (``TrainingConfig()`` is the paper's Section 7 choice).
+    embeddings : {"canonical", "orthonormal"}
+        ``"orthonormal"`` draws random orthonormal embeddings (Assumption 2,
+        ``d`` in ``[|V|, |V| + 2]``) for each dataset.
+
+    Shrinks as the datasets and parameters do; orthonormal embeddings shrink
+    towards ``d = |V|``.
+    """
+    check_choice("embeddings", embeddings, ("canonical", "orthonormal"))
+    if embeddings == "orthonormal":
+        from .embeddings import orthonormal_matrices
+
+        def _with_embeddings(d):
+            ds = d.dataset if isinstance(d, Instance) else d
+            return orthonormal_matrices(ds.n_vocab).map(lambda E: Instance(ds, E))
+
+        datasets = datasets.flatmap(_with_embeddings)
+
+    def combine(d, cfg: TrainingConfig) -> Instance:
         ds, E = (d.dataset, d.embeddings) if isinstance(d, Instance) else (d, None)
-        return Instance(ds, E, T=cfg.T, T2=cfg.T2, eta0=cfg.eta0, eta=cfg.eta)
+        return Instance(ds, E, T=cfg.T, T2=cfg.T2, eta0=cfg.eta0, eta=cfg.eta, stage1_margin=cfg.stage1_margin)
 
-    return st.tuples(datasets, params).map(combine)
+    if isinstance(params, TrainingConfig):
+        fixed = params
+        return datasets.map(lambda d: combine(d, fixed))
+    params = training_params() if params is None else params
+    return st.tuples(datasets, params).map(lambda args: combine(*args))

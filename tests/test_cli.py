@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ntpcheck.cli import main
+from ntpcheck.app.cli import main
 
 
 def run(capsys, *argv):
@@ -117,5 +117,5 @@ def test_infeasible_solve_is_a_clear_error(capsys, tmp_path):
 
 
 def test_console_script_runs():
-    r = subprocess.run([sys.executable, "-m", "ntpcheck.cli", "check", "example1", "--json"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "ntpcheck", "check", "example1", "--json"], capture_output=True, text=True)
     assert r.returncode == 0 and json.loads(r.stdout)["vocab"] == ["S", "V", "O", "P"]

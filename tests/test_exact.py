@@ -7,8 +7,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import ntpcheck
 from ntpcheck import AssumptionViolatedError, EmbeddingError, loads
 from ntpcheck import maxmargin as mm
-from ntpcheck.exact import column_solution, solve_eq2_exact, solve_eq3_exact
-from strategies import realizable_datasets
+from ntpcheck.maxmargin import column_solution, solve_eq2_exact, solve_eq3_exact
+from ntpcheck.training import TrainingConfig
+from ntpcheck.strategies import instances, realizable_datasets
 
 AT_LEAST_200 = settings(max_examples=max(200, settings.default.max_examples), deadline=None,
                         suppress_health_check=[HealthCheck.too_slow])
@@ -27,7 +28,7 @@ def test_exact_eq3_agrees_with_cvxpy_and_certifies(ds):
     np.testing.assert_allclose(e.W, c.W, atol=1e-7)
 
 
-@given(realizable_datasets(prefix_closed=False, max_vocab=5, embeddings="orthonormal"))
+@given(instances(realizable_datasets(prefix_closed=False, max_vocab=5), TrainingConfig(), embeddings="orthonormal"))
 def test_exact_with_rotated_embeddings(inst):
     e = solve_eq3_exact(inst.dataset, inst.E)
     assert e.residuals.worst < 1e-9

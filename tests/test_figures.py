@@ -4,7 +4,7 @@ import csv
 
 import numpy as np
 
-from ntpcheck.cli import main
+from ntpcheck.app.cli import main
 from ntpcheck.atomic import atomic_write_bytes
 
 

@@ -6,6 +6,7 @@ import pytest
 import ntpcheck
 from ntpcheck import EmbeddingError, InfeasibleProblemError, SolverFailedError, analyse, loads
 from ntpcheck import maxmargin as mm
+from ntpcheck.properties.huang2024.bounds import prop2_matrix
 from ntpcheck.embeddings import random_orthonormal
 
 EX1 = analyse(ntpcheck.load("example1"))
@@ -61,7 +62,7 @@ def test_certificate_rejects_wrong_solution():
 
 
 def test_prop2_formula_on_example1():
-    np.testing.assert_allclose(mm.proposition2_formula(EX1), mm.solve(mm.build_eq3(EX1)).W, atol=AGREE)
+    np.testing.assert_allclose(prop2_matrix(EX1, np.eye(4)), mm.solve(mm.build_eq3(EX1)).W, atol=AGREE)
 
 
 def test_cyclic_order_gives_clear_error():
@@ -83,7 +84,7 @@ def test_closed_forms_require_assumption2():
     with pytest.raises(EmbeddingError, match="Assumption 2"):
         mm.eq2_closed_form(EX1, E)
     with pytest.raises(EmbeddingError, match="Assumption 2"):
-        mm.proposition2_formula(EX1, E)
+        prop2_matrix(EX1, E)
 
 
 def test_infeasible_with_dependent_embeddings_is_reported():

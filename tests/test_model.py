@@ -6,7 +6,7 @@ import pytest
 import ntpcheck
 from ntpcheck import analyse, loads, model
 from ntpcheck.training import collocation_arrays
-from properties.gradients import central_difference, eq6_literal
+from ntpcheck.properties.huang2024.gradients import central_difference, eq6_literal
 
 DATASETS = {
     "example1": ntpcheck.load("example1"),

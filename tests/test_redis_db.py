@@ -58,7 +58,7 @@ def _shared_db(client, local_dir):
 
 def _run(db, calls):
     """A property that fails for datasets with a 3-token sentence; returns the failure."""
-    from strategies import realizable_datasets
+    from ntpcheck.strategies import realizable_datasets
 
     @settings(database=db, max_examples=500, deadline=None, derandomize=False)
     @given(realizable_datasets(max_len=4))

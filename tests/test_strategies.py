@@ -8,9 +8,10 @@ from hypothesis.errors import InvalidArgument
 import ntpcheck
 from ntpcheck import Role, analyse, check_all
 from ntpcheck.assumptions import failed
-from ntpcheck.claims import Instance
+from ntpcheck.instance import Instance
+from ntpcheck.training import TrainingConfig
 from ntpcheck.embeddings import is_orthonormal
-from strategies import BREAKABLE, embeddings, instances, realizable_datasets, training_params, violating
+from ntpcheck.strategies import BREAKABLE, embeddings, instances, realizable_datasets, training_params, violating
 
 from .helpers import find_any, minimal
 
@@ -35,7 +36,7 @@ def test_realizable_without_prefix_closure_satisfies_the_assumptions(ds):
 
 
 @AT_LEAST_200
-@given(realizable_datasets(embeddings="orthonormal", max_vocab=5))
+@given(instances(realizable_datasets(max_vocab=5), TrainingConfig(), embeddings="orthonormal"))
 def test_orthonormal_instances(inst):
     assert isinstance(inst, Instance)
     assert failed(check_all(inst.dataset, inst.E)) == []
@@ -174,7 +175,7 @@ def test_counterexamples_print_as_pasteable_text(tmp_path):
     assert eval(text, {"ntpcheck": ntpcheck}) == inst.dataset
     f = tmp_path / "cex.txt"
     f.write_text(str(inst.dataset))
-    from ntpcheck.cli import main
+    from ntpcheck.app.cli import main
 
     assert main(["check", str(f), "--json"]) == 0
 
@@ -214,7 +215,7 @@ def test_instances_combine(inst):
         lambda: realizable_datasets(max_len=0),
         lambda: realizable_datasets(max_samples=1.5),
         lambda: realizable_datasets(prefix_closed="yes"),
-        lambda: realizable_datasets(embeddings="random"),
+        lambda: instances(realizable_datasets(), embeddings="random"),
         lambda: violating("4"),
         lambda: violating("1ii", max_vocab=1),
         lambda: violating("3", max_samples=2),

@@ -6,6 +6,7 @@ import pytest
 import ntpcheck
 from ntpcheck import TrainingConfig, analyse, train
 from ntpcheck.maxmargin import build_eq3, eq2_closed_form, solve
+from ntpcheck.properties.huang2024 import bounds
 from ntpcheck.training import idealised_stage1, run_stage2
 
 
@@ -75,8 +76,8 @@ def test_gradient_underflow_stops_cleanly():
 
 def test_idealised_stage1_margins_equal_A():
     st = analyse(ntpcheck.load("example1"))
-    W = idealised_stage1(st, np.eye(4), 900, 0.1)
-    A = 900 * 0.1 / (4 * np.linalg.norm(eq2_closed_form(st)) ** 2)
+    A = bounds.A(900, 0.1, np.linalg.norm(eq2_closed_form(st)))
+    W = idealised_stage1(st, np.eye(4), A)
     for x, y in st.collocation.mapping.items():
         i, j = st.dataset.index[x], st.dataset.index[y]
         m = W[j, i] - np.delete(W[:, i], j)

@@ -12,7 +12,7 @@ import pytest
 
 from ntpcheck import analyse
 from ntpcheck import maxmargin as mm
-from ntpcheck.exact import solve_eq3_exact
+from ntpcheck.maxmargin import solve_eq3_exact
 from ntpcheck.maxmargin import eq2_matrix
 from ntpcheck.synthetic import bench_dataset
 

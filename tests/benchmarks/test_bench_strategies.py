@@ -7,7 +7,7 @@ In the normal suite (``--benchmark-disable``) each benchmark runs once as a smok
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from strategies import realizable_datasets, violating
+from ntpcheck.strategies import realizable_datasets, violating
 
 N = 200  # examples per round
 

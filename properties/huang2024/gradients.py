@@ -14,18 +14,19 @@ import zlib
 import numpy as np
 
 from ntpcheck import model
-from ntpcheck.claims import Instance, Outcome
 from ntpcheck.training import collocation_arrays
 
-from .common import falsified, holds
+from ..framework.checks import falsified, holds, tighten
+from ..framework.evidence import Evidence
+from ..framework.verdicts import Outcome
 
 __all__ = ["check_eq5", "check_eq6", "central_difference", "eq6_literal", "softmax_jacobian", "FD_RTOL"]
 
 FD_RTOL = 1e-6
 
 
-def _rng(inst: Instance) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(inst.key[0].encode()))
+def _rng(ev: Evidence) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(ev.key[0].encode()))
 
 
 def central_difference(f, W, h=1e-6):
@@ -42,34 +43,38 @@ def central_difference(f, W, h=1e-6):
 def _compare(G: np.ndarray, num: np.ndarray, what: str) -> Outcome:
     scale = max(1.0, float(np.abs(num).max()))
     err = float(np.abs(G - num).max()) / scale
-    slack = (FD_RTOL - err) / FD_RTOL
-    if err > FD_RTOL:
+    tol = tighten(FD_RTOL, "<=")
+    slack = (tol - err) / FD_RTOL
+    if err > tol:
         return falsified(slack, f"{what} differs from finite differences by {err:.3g} (relative)", rel_error=err)
     return holds(slack, f"{what} matches finite differences to {err:.3g} (relative)", rel_error=err)
 
 
-def check_eq5(inst: Instance, *, sign: float = 1.0) -> Outcome:
-    """Eq. (5): ``grad L_0 = sum_x (T_0(x) - e_{n(x)}) x^T`` (``sign=-1`` sabotages it)."""
-    E = inst.E
-    coll = collocation_arrays(inst.structure)
-    rng = _rng(inst)
-    W = rng.standard_normal((inst.dataset.n_vocab, E.shape[0]))
-    G = sign * model.stage1_grad(W, E, coll)[0]
+def check_eq5(ev: Evidence, *, formula=model.stage1_grad) -> Outcome:
+    """Eq. (5): ``grad L_0 = sum_x (T_0(x) - e_{n(x)}) x^T``, as ``formula(W, E, coll)[0]``
+    (replaced by a wrong one in the structural sabotage)."""
+    E = ev.E
+    coll = collocation_arrays(ev.structure)
+    rng = _rng(ev)
+    W = rng.standard_normal((ev.dataset.n_vocab, E.shape[0]))
+    G = formula(W, E, coll)[0]
     num = central_difference(lambda X: model.stage1_loss(X, E, coll), W)
     return _compare(G, num, "Eq. (5)")
 
 
-def check_eq6(inst: Instance, *, drop_jacobian_term: bool = False) -> Outcome:
-    """Eq. (6) at a random point; ``drop_jacobian_term`` uses ``diag(phi)`` for ``diag(phi) - phi phi^T``."""
-    E = inst.E
-    rng = _rng(inst)
+def _grad_kq(Wov, Wkq, E, ds) -> np.ndarray:
+    return model.grad_kq(Wov, Wkq, E, ds.arrays)[0]
+
+
+def check_eq6(ev: Evidence, *, formula=_grad_kq) -> Outcome:
+    """Eq. (6) at a random point, as ``formula(W_ov, W_kq, E, dataset)`` (the model's
+    gradient; :func:`eq6_literal` with ``jacobian=np.diag`` is the sabotage)."""
+    E = ev.E
+    rng = _rng(ev)
     d = E.shape[0]
-    Wov, Wkq = rng.standard_normal((inst.dataset.n_vocab, d)), rng.standard_normal((d, d))
-    arr = inst.dataset.arrays
-    if drop_jacobian_term:
-        G = eq6_literal(Wov, Wkq, E, inst.dataset, jacobian=np.diag)
-    else:
-        G = model.grad_kq(Wov, Wkq, E, arr)[0]
+    Wov, Wkq = rng.standard_normal((ev.dataset.n_vocab, d)), rng.standard_normal((d, d))
+    arr = ev.dataset.arrays
+    G = formula(Wov, Wkq, E, ev.dataset)
     num = central_difference(lambda X: model.loss(Wov, X, E, arr), Wkq)
     return _compare(G, num, "Eq. (6)")
 

@@ -30,18 +30,14 @@ import time
 import networkx as nx
 import numpy as np
 
-from .embeddings import as_embeddings, is_canonical, require_orthonormal
-from .errors import AssumptionViolatedError
-from .maxmargin import (
-    MaxMarginSolution,
-    build_eq2,
-    build_eq3,
-    check_eq2_closed_form,
-    eq2_matrix,
-    kkt_residuals,
-    raise_if_cyclic,
-)
-from .structure import Structure, analyse
+import scipy.sparse as sp
+
+from ..embeddings import as_embeddings, is_canonical, require_orthonormal
+from ..errors import AssumptionViolatedError
+from ..structure import Structure, as_structure
+from .closed_form import check_eq2_closed_form, eq2_matrix
+from .kkt import KKTResiduals, kkt_residuals
+from .problems import MaxMarginProblem, MaxMarginSolution, build_eq2, build_eq3, raise_if_cyclic
 
 __all__ = ["solve_eq2_exact", "solve_eq3_exact", "eq3_values", "isotonic_blocks", "column_solution"]
 
@@ -188,7 +184,7 @@ def solve_eq3_exact(dataset, embeddings: np.ndarray | None = None, certify: bool
     ``certify=False`` (then the residuals are NaN).  ``validate=False`` skips
     the assumption checks (for benchmarks that validated once already).
     """
-    st = dataset if isinstance(dataset, Structure) else analyse(dataset)
+    st = as_structure(dataset)
     E = as_embeddings(embeddings, st.dataset.n_vocab)
     if validate:
         _require(st, E, "the exact Eq. (3) solver")
@@ -202,11 +198,7 @@ def solve_eq3_exact(dataset, embeddings: np.ndarray | None = None, certify: bool
 
 
 def _certified(build, st, E, W, multipliers, seconds, certify):
-    from .maxmargin import KKTResiduals, MaxMarginProblem
-
     if not certify:
-        import scipy.sparse as sp
-
         nan = float("nan")
         prob = MaxMarginProblem("(not built)", sp.csr_matrix((0, W.size)), W.shape, ())
         return MaxMarginSolution(prob, W, np.zeros(0), KKTResiduals(nan, nan, nan, nan), "exact", seconds)
@@ -217,7 +209,7 @@ def _certified(build, st, E, W, multipliers, seconds, certify):
 
 def solve_eq2_exact(dataset, embeddings: np.ndarray | None = None, certify: bool = True) -> MaxMarginSolution:
     """``W*_ov`` in closed form with multipliers ``1/|V|`` (Assumption 2)."""
-    st = dataset if isinstance(dataset, Structure) else analyse(dataset)
+    st = as_structure(dataset)
     E = as_embeddings(embeddings, st.dataset.n_vocab)
     check_eq2_closed_form(st, E)
     st.collocation_index  # problem data

@@ -14,8 +14,10 @@ import re
 
 import numpy as np
 
-from .claims import ClaimResult
-from .atomic import atomic_write_bytes
+from ntpcheck.atomic import atomic_write_bytes
+from ntpcheck.properties.framework import ClaimResult
+
+from .render import result_summary
 
 __all__ = ["write_report"]
 
@@ -25,16 +27,14 @@ def _slug(name: str) -> str:
 
 
 def _plot(series, title: str) -> bytes | None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     t = np.asarray(series["t"], dtype=float)
     lhs, rhs = np.asarray(series["lhs"], dtype=float), np.asarray(series["rhs"], dtype=float)
     if len(t) < 2 or len(np.unique(t)) < 2:
         return None
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig = Figure(figsize=(5, 3.2))
+    ax = fig.subplots()
     allv = np.concatenate([lhs, rhs])
     allv = allv[np.isfinite(allv)]
     pos = allv[allv > 0]
@@ -54,13 +54,10 @@ def _plot(series, title: str) -> bytes | None:
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
     return buf.getvalue()
 
 
 def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: int) -> str:
-    from .verify import _summary
-
     os.makedirs(os.path.join(out_dir, "plots"), exist_ok=True)
     lines = [
         "# ntpcheck verification report",
@@ -71,7 +68,7 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
         "|---|---|---|---|---|",
     ]
     for r in results:
-        lines.append(f"| {r.claim.id} | {r.claim.variant or ''} | **{r.verdict.value}** | {r.instances} | {_summary(r)} |")
+        lines.append(f"| {r.claim.id} | {r.claim.reading or ''} | **{r.verdict.value}** | {r.instances} | {result_summary(r)} |")
     for r in results:
         lines += ["", f"## {r.claim.name}: {r.verdict.value}", "", f"*{r.claim.statement}*", "",
                   f"Assumptions: {', '.join(r.claim.assumptions)}. {r.detail}"]

@@ -8,28 +8,30 @@ the norm, each with the paper's bound where it is informative (Prop. 1 with
 k = 1 and Lemma 1 for stage 1; Theorem 1's norm bounds and Theorem 2's loss
 bound for stage 2); a seventh panel shows the test loss on Theorem 3's unseen
 sentences averaged over 20 trials (the experiment added in the review
-thread).  Every curve is also written to a CSV.  Files are written atomically
-(:mod:`ntpcheck.atomic`).
+thread).  Every bound is the paper's formula from
+:mod:`ntpcheck.properties.huang2024.bounds`.
+
+:func:`figure2` returns a :class:`matplotlib.figure.Figure` (usable in a
+notebook; nothing here selects a backend); :func:`csv_text` gives every
+curve as CSV.  ``ntpcheck reproduce figure2`` saves both.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import model
-from .atomic import atomic_write_bytes
-from .data import SampleArrays
-from .model import safe_norm
-from .structure import analyse, theorem3_sentences
-from .training import TrainingConfig, train
+from ntpcheck import model
+from ntpcheck.data import SampleArrays
+from ntpcheck.model import safe_norm
+from ntpcheck.properties.huang2024 import bounds
+from ntpcheck.structure import analyse, theorem3_sentences
+from ntpcheck.training import TrainingConfig, train
 
-__all__ = ["Figure2Data", "figure2_data", "theorem3_test_arrays", "write_figure2"]
+__all__ = ["Figure2Data", "figure2_data", "figure2", "csv_text", "theorem3_test_arrays"]
 
 
 def theorem3_test_arrays(st) -> SampleArrays | None:
@@ -66,9 +68,8 @@ class Figure2Data:
 
 def _run(seed: int):
     """One Section 7 run: structure, trajectory (weights kept) and ``(W*_ov, W*_kq)``."""
-    from .exact import solve_eq3_exact
-    from .maxmargin import eq2_closed_form
-    from .synthetic import random_realizable_dataset
+    from ntpcheck.maxmargin import eq2_closed_form, solve_eq3_exact
+    from ntpcheck.synthetic import random_realizable_dataset
 
     st = analyse(random_realizable_dataset(20, 90, seed=seed))
     refs = (eq2_closed_form(st), solve_eq3_exact(st, certify=False).W)
@@ -92,24 +93,22 @@ def figure2_data(seed: int = 0, trials: int = 20) -> Figure2Data:
     V, L = ds.n_vocab, ds.l_max
     t1 = s1.steps.astype(float)
     t2 = s2.steps.astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prop1 = 12 * ws_ov * math.log(2 * V) * np.log(t1) / (t1 * eta0)
-        prop1[t1 < 2] = np.nan
-        A = 900 * eta0 / (4 * ws_ov**2)
-        C1 = eta / (4 * L * ws_kq**2)
-        thm2 = V * np.exp(-A + 2 * A * L / (L + np.exp(C1 * t2)))
+    prop1 = bounds.prop1_alignment(t1, eta0, ws_ov, V, k=1)
+    prop1[t1 < 2] = np.nan
+    A = bounds.A(traj.config.T, eta0, ws_ov)
+    thm2 = np.exp(bounds.thm2_log_loss(t2, A, bounds.C1(eta, L, ws_kq), L, V))
     curves = {
         "stage1_loss": (t1, s1.loss),
         "stage1_one_minus_cos": (t1, s1.one_minus_cos),
         "stage1_norm": (t1, s1.norm),
         "stage1_prop1_bound_k1": (t1, np.where(prop1 < 2, prop1, np.nan)),
-        "stage1_lemma1_upper": (t1, t1 * eta0),
-        "stage1_lemma1_lower": (t1, t1 * eta0 / (2 * ws_ov)),
+        "stage1_lemma1_upper": (t1, bounds.lemma1_upper(t1, eta0)),
+        "stage1_lemma1_lower": (t1, bounds.lemma1_lower(t1, eta0, ws_ov)),
         "stage2_loss": (t2, s2.loss),
         "stage2_one_minus_cos": (t2, s2.one_minus_cos),
         "stage2_norm": (t2, s2.norm),
-        "stage2_thm1_upper": (t2, t2 * eta),
-        "stage2_thm1_lower": (t2, t2 * eta / (2 * ws_kq)),
+        "stage2_thm1_upper": (t2, bounds.lemma6_upper(t2, eta)),
+        "stage2_thm1_lower": (t2, bounds.thm1_norm_lower(t2, eta, ws_kq)),
         "stage2_thm2_loss_bound": (t2, np.where(thm2 < s2.loss[0], thm2, np.nan)),
     }
     # Seventh panel: Theorem 3's unseen sentences, averaged over `trials` runs.
@@ -145,14 +144,13 @@ def csv_text(fd: Figure2Data) -> str:
     return buf.getvalue()
 
 
-def png_bytes(fd: Figure2Data) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def figure2(fd: Figure2Data):
+    """Figure 2 with the bounds and the test-loss panel, as a :class:`matplotlib.figure.Figure`."""
+    from matplotlib.figure import Figure
 
     c = fd.curves
-    fig, axes = plt.subplots(3, 3, figsize=(14, 11))
+    fig = Figure(figsize=(14, 11))
+    axes = fig.subplots(3, 3)
     panels = [
         (axes[0, 0], "Stage 1: loss $\\mathcal{L}_0(W_{ov}^{(t)})$", [("stage1_loss", "loss", "C0", "-")], True),
         (axes[0, 1], "Stage 1: $1-\\cos(W_{ov}^{(t)}, W^*_{ov})$", [("stage1_one_minus_cos", "measured", "C0", "-"), ("stage1_prop1_bound_k1", "Prop. 1 bound (k=1)", "C3", "--")], True),
@@ -204,17 +202,4 @@ def png_bytes(fd: Figure2Data) -> bytes:
                     f"Not informative at any step of this run:{vac}", va="top", fontsize=10)
     fig.suptitle("Figure 2 reproduced by ntpcheck", fontsize=14)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
-
-
-def write_figure2(out_dir: str, seed: int = 0, trials: int = 20) -> tuple[str, str]:
-    """Write ``figure2.png`` and ``figure2.csv`` in ``out_dir``; returns their paths."""
-    fd = figure2_data(seed, trials)
-    png = os.path.join(out_dir, "figure2.png")
-    csvp = os.path.join(out_dir, "figure2.csv")
-    atomic_write_bytes(csvp, csv_text(fd).encode())
-    atomic_write_bytes(png, png_bytes(fd))
-    return png, csvp
+    return fig

@@ -1,29 +1,47 @@
-"""The claim runner behind ``ntpcheck verify``.
+"""The claim runner: evaluate, search, aggregate, select; results as data.
 
-For each claim: draw instances from its strategy with Hypothesis (seeded, no
-example database, so runs are reproducible), check each, steer the search
-toward small slack with :func:`hypothesis.target`, and if some instance
-falsifies the claim, let Hypothesis shrink it to a minimal one.  The
-verdicts are aggregated as documented in :mod:`ntpcheck.claims`.
+For each claim: draw instances from its ``data`` strategy with Hypothesis
+(seeded, no example database, so runs are reproducible), apply its
+``setup``, check each, steer the search toward small slack with
+:func:`hypothesis.target`, and if some instance falsifies the claim, let
+Hypothesis shrink it to a minimal one.  Outcomes are aggregated into one
+:class:`ClaimResult` per claim; the application renders these as text,
+JSON or Markdown.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import random
 import sys
 import time
-from typing import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .atomic import atomic_write_text
-from .claims import Claim, ClaimResult, Instance, Outcome, Verdict
-from .errors import NTPCheckError
-from .textformat import dumps
+from ntpcheck.errors import NTPCheckError
+from ntpcheck.instance import Instance
+from ntpcheck.textformat import dumps
 
-__all__ = ["PROFILES", "evaluate", "run_claim", "run_claims", "select_claims", "run_verify", "versions"]
+from .checks import tightened
+from .claim import Claim, Structural, Tighten
+from .evidence import evidence
+from .verdicts import Outcome, Verdict
+
+__all__ = [
+    "PROFILES",
+    "ClaimResult",
+    "prepare",
+    "evaluate",
+    "aggregate",
+    "run_claim",
+    "run_claims",
+    "run_sabotage",
+    "select_claims",
+    "counterexample_text",
+    "versions",
+]
 
 #: Measured constants aggregated as "smallest constant consistent with every instance".
 CONSTANT_KEYS = ("implied_c0", "smallest_constant")
@@ -32,13 +50,44 @@ CONSTANT_KEYS = ("implied_c0", "smallest_constant")
 PROFILES = {"quick": 4, "default": 12, "thorough": 150}
 
 
+@dataclass(frozen=True)
+class ClaimResult:
+    """The aggregated verdict of one claim over a run."""
+
+    claim: Claim
+    verdict: Verdict
+    instances: int
+    measured: Mapping[str, Any]
+    counterexample: str | None = None
+    detail: str = ""
+    series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.claim.id,
+            "variant": self.claim.reading,
+            "verdict": self.verdict.value,
+            "instances": self.instances,
+            "measured": dict(self.measured),
+            "counterexample": self.counterexample,
+            "detail": self.detail,
+        }
+
+
+def prepare(claim: Claim, inst: Instance) -> Instance:
+    """The instance with the claim's parameters applied (its ``setup``)."""
+    return inst if claim.setup is None else claim.setup(inst)
+
+
 def evaluate(claim: Claim, inst: Instance) -> Outcome:
-    """Run a checker; a failure of the check itself becomes an ``error`` outcome."""
-    if inst.setup_error:
-        return Outcome(Verdict.ERROR, detail=inst.setup_error)
+    """Apply the claim's setup and run its checker on the evidence of ``inst``.
+
+    A failure of the setup (for example an infeasible Eq. (2) on data that
+    breaks an assumption) or of the check itself becomes an ``error`` outcome.
+    """
     try:
         with np.errstate(over="ignore", under="ignore"):
-            return claim.check(inst)
+            return claim.check(evidence(prepare(claim, inst)))
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
     except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
@@ -48,14 +97,16 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e} (at {where.filename.split('/')[-1]}:{where.lineno})")
 
 
-def _counterexample_text(inst: Instance, o: Outcome) -> str:
+def counterexample_text(claim: Claim, inst: Instance, o: Outcome) -> str:
+    """The counterexample in the text format, its parameters and the failure in the header."""
+    inst = prepare(claim, inst)
     params = f"T = {inst.T}, T' = {inst.T2}, eta0 = {inst.steps[0]:.6g}, eta = {inst.steps[1]:.6g}"
     emb = "canonical embeddings" if inst.embeddings is None else f"embeddings {inst.E.shape[0]}x{inst.E.shape[1]}"
     header = f"counterexample ({emb}; {params})\n{o.detail}"
     return dumps(inst.dataset, header=header)
 
 
-def _aggregate(claim: Claim, outcomes: list[Outcome]) -> ClaimResult:
+def aggregate(claim: Claim, outcomes: list[Outcome]) -> ClaimResult:
     n = len(outcomes)
     errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
     reached = [o for o in outcomes if o.verdict in (Verdict.HOLDS, Verdict.VACUOUS)]
@@ -94,7 +145,7 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
         outcomes.append(o)
         if o.verdict is Verdict.FALSIFIED:
             return ClaimResult(claim, Verdict.FALSIFIED, len(outcomes), {"slack": o.slack, **dict(o.measured)},
-                               _counterexample_text(inst, o), o.detail + " (pinned regression example)", o.series)
+                               counterexample_text(claim, inst, o), o.detail + " (pinned regression example)", o.series)
 
     def falsifies(inst: Instance) -> bool:
         o = evaluate(claim, inst)
@@ -110,16 +161,16 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
         suppress_health_check=list(HealthCheck),
     )
     try:
-        cex = find(claim.instances(profile), falsifies, settings=cfg, random=random.Random(seed))
+        cex = find(claim.data(profile), falsifies, settings=cfg, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
-        return _aggregate(claim, outcomes)
+        return aggregate(claim, outcomes)
     o = evaluate(claim, cex)
     return ClaimResult(
         claim,
         Verdict.FALSIFIED,
         len(outcomes),
         {"slack": o.slack, **dict(o.measured)},
-        _counterexample_text(cex, o),
+        counterexample_text(claim, cex, o),
         o.detail,
         o.series,
     )
@@ -152,12 +203,28 @@ def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None) 
     return results
 
 
+def run_sabotage(claim: Claim) -> Outcome:
+    """The checker's outcome on the claim's sabotage; ``falsified`` means it was rejected."""
+    sab = claim.sabotage
+    if sab is None:
+        raise ValueError(f"{claim.name} declares no sabotage")
+    if isinstance(sab, Structural):
+        return sab.run()
+    assert isinstance(sab, Tighten)
+    with tightened(sab.factor):
+        o = evaluate(claim, sab.on())
+    if sab.counts_not_reached and o.verdict is Verdict.NOT_REACHED:
+        return Outcome(Verdict.FALSIFIED, -1.0, o.measured, "tightened bound not reached by the last step: " + o.detail)
+    return o
+
+
 def versions() -> dict:
+    """Versions of ntpcheck and of everything its numbers depend on."""
     import cvxpy
     import hypothesis
     import networkx
 
-    from . import __version__
+    from ntpcheck import __version__
 
     return {
         "ntpcheck": __version__,
@@ -167,65 +234,3 @@ def versions() -> dict:
         "hypothesis": hypothesis.__version__,
         "networkx": networkx.__version__,
     }
-
-
-def _summary(r: ClaimResult) -> str:
-    m = r.measured
-    if r.verdict is Verdict.FALSIFIED:
-        return f"slack {m.get('slack', float('nan')):.3g}"
-    if "implied_c0" in m:
-        return f"c_0 >= {m['implied_c0']:.3g}"
-    if "fitted_exponent" in m:
-        return f"slowest fitted t^{m['fitted_exponent']:.3f}"
-    if "rate" in m:
-        return f"rate {m['rate']}"
-    ws = m.get("worst_slack")
-    return "-" if ws is None else f"worst slack {ws:.3g}"
-
-
-def results_table(results: list[ClaimResult]) -> str:
-    from .report import table
-
-    rows = []
-    for r in results:
-        cex = "-"
-        if r.counterexample:
-            body = [ln for ln in r.counterexample.splitlines() if ln and not ln.startswith("#")]
-            cex = " | ".join(body[:4]) + (" | ..." if len(body) > 4 else "")
-        rows.append([r.claim.id, r.claim.variant or "", r.verdict.value, str(r.instances), _summary(r), cex])
-    return table(rows, ["claim", "variant", "verdict", "instances", "worst slack / rate", "counterexample"])
-
-
-def run_verify(args) -> int:
-    """Entry point of ``ntpcheck verify``."""
-    from properties import REGISTRY
-
-    claims = select_claims(REGISTRY, args.claims)
-    t0 = time.perf_counter()
-    results = run_claims(claims, args.profile, args.seed, progress=lambda s: print(s, file=sys.stderr, flush=True))
-    print(results_table(results))
-    falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
-    for r in falsified:
-        print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}")
-    print(f"\n{len(results)} claims checked in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed})", file=sys.stderr)
-    if getattr(args, "report", None):
-        from .reportmd import write_report
-
-        path = write_report(args.report, results, args.profile, args.seed)
-        print(f"report written to {path}", file=sys.stderr)
-    if args.json_path:
-        obj = {"claims": [r.to_json() for r in results], "profile": args.profile, "seed": args.seed, "versions": versions()}
-        text = json.dumps(obj, indent=2, default=_json_default)
-        if args.json_path == "-":
-            print(text)
-        else:
-            atomic_write_text(args.json_path, text)
-    return 1 if (args.strict and falsified) else 0
-
-
-def _json_default(x):
-    if isinstance(x, (np.floating, np.integer)):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)

@@ -9,13 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from ntpcheck import model
-from ntpcheck.claims import Instance, Outcome
-from ntpcheck.maxmargin import proposition2_values
-from ntpcheck.structure import Role
-from ntpcheck.structure import theorem3_sentences as structure_theorem3_sentences
+from ntpcheck.structure import Role, theorem3_sentences
 
-from .common import falsified, holds, inequality, not_reached
-from .stage1 import worst
+from ..framework.checks import falsified, holds, inequality, not_reached, tighten, worst
+from ..framework.evidence import Evidence
+from ..framework.verdicts import Outcome, Verdict
+from .bounds import prop2_values
 
 __all__ = [
     "check_prop2",
@@ -23,7 +22,6 @@ __all__ = [
     "complete_bipartite",
     "check_thm3_gaps",
     "check_thm3_prediction",
-    "theorem3_sentences",
     "check_example1",
     "check_example2",
     "check_section7",
@@ -36,11 +34,9 @@ __all__ = [
 PROP2_TOL = 1e-7
 
 
-def _prop2_error(inst: Instance, values=None) -> tuple[float, str]:
-    st = inst.structure
-    ds = inst.dataset
-    K = inst.E.T @ inst.w_kq_star @ inst.E
-    vals = proposition2_values(st) if values is None else values
+def _prop2_error(ev: Evidence, vals) -> tuple[float, str]:
+    ds = ev.dataset
+    K = ev.E.T @ ev.w_kq_star @ ev.E
     worst_, where = 0.0, ""
     for q, row in vals.items():
         for x, v in row.items():
@@ -50,24 +46,22 @@ def _prop2_error(inst: Instance, values=None) -> tuple[float, str]:
     return worst_, where
 
 
-def check_prop2(inst: Instance, *, perturb: float = 0.0) -> Outcome:
+def check_prop2(ev: Evidence, *, formula=prop2_values) -> Outcome:
     """Proposition 2: ``x^T W*_kq q`` is ``|N|/(|O|+|N|)`` on optimal, ``-|O|/(|O|+|N|)`` on
-    non-optimal and 0 on non-comparable tokens.  ``perturb`` adds to every
-    optimal value (sabotage)."""
-    vals = proposition2_values(inst.structure)
-    if perturb:
-        vals = {q: {x: v + (perturb if v > 0 else 0.0) for x, v in row.items()} for q, row in vals.items()}
-    err, where = _prop2_error(inst, vals)
-    sl = PROP2_TOL - err  # absolute: the entries are O(1) numbers in [-1, 1]
-    n_opt = max(sum(r is Role.OPTIMAL for r in rr.values()) for rr in inst.structure.roles.values())
-    if err > PROP2_TOL:
+    non-optimal and 0 on non-comparable tokens (:func:`.bounds.prop2_values`;
+    ``formula`` is replaced by a perturbed one in the structural sabotage)."""
+    err, where = _prop2_error(ev, formula(ev.structure))
+    tol = tighten(PROP2_TOL, "<=")
+    sl = tol - err  # absolute: the entries are O(1) numbers in [-1, 1]
+    n_opt = max(sum(r is Role.OPTIMAL for r in rr.values()) for rr in ev.structure.roles.values())
+    if err > tol:
         return falsified(sl, where, max_abs_error=err, max_optimal_per_query=n_opt)
     return holds(sl, f"matches the solver to {err:.2g}", max_abs_error=err, max_optimal_per_query=n_opt)
 
 
-def complete_bipartite(inst: Instance) -> bool:
+def complete_bipartite(ev: Evidence) -> bool:
     """Whether under every query each optimal token is above every non-optimal one."""
-    st = inst.structure
+    st = ev.structure
     for q, g in st.orders.items():
         O = [x for x, r in st.roles[q].items() if r is Role.OPTIMAL]
         N = [x for x, r in st.roles[q].items() if r is Role.NON_OPTIMAL]
@@ -76,27 +70,22 @@ def complete_bipartite(inst: Instance) -> bool:
     return True
 
 
-def check_prop2_corrected(inst: Instance, *, perturb: float = 0.0) -> Outcome:
+def check_prop2_corrected(ev: Evidence, *, formula=prop2_values) -> Outcome:
     """Proposition 2 (corrected): the formula holds when, under every query, every
     optimal token is above every non-optimal one (complete bipartite order).
     Under Section 3's prefix convention this is automatic (one optimal token per query)."""
-    if not complete_bipartite(inst):
+    if not complete_bipartite(ev):
         return not_reached("some query's order is not complete bipartite (outside the corrected hypothesis)")
-    return check_prop2(inst, perturb=perturb)
+    return check_prop2(ev, formula=formula)
 
 
-def theorem3_sentences(inst: Instance) -> list[tuple[str, list[str], str]]:
-    """Theorem 3's unseen sentences of an instance (see :func:`ntpcheck.structure.theorem3_sentences`)."""
-    return structure_theorem3_sentences(inst.structure)
-
-
-def check_thm3_gaps(inst: Instance, *, c2_factor: float = 1.0) -> Outcome:
+def check_thm3_gaps(ev: Evidence) -> Outcome:
     """Theorem 3: ``(x* - x_0)^T W^(t) q >= C_2 t`` and ``(x_0 - x)^T W^(t) q >= C_2 t`` for some
     ``C_2 > 0`` and all t >= 1 (x* optimal, x_0 non-comparable, x non-optimal under q).
-    Reports the largest such ``C_2``; ``c2_factor > 1`` demands a larger one (sabotage)."""
-    st = inst.structure
-    s = inst.trajectory.stage2
-    idx = inst.dataset.index
+    Reports the largest such ``C_2`` (the one the run shows)."""
+    st = ev.structure
+    s = ev.trajectory.stage2
+    idx = ev.dataset.index
     triples = []
     for q, rr in st.roles.items():
         O = [x for x, r in rr.items() if r is Role.OPTIMAL]
@@ -109,7 +98,7 @@ def check_thm3_gaps(inst: Instance, *, c2_factor: float = 1.0) -> Outcome:
     m = s.steps >= 1
     gaps = []
     for W in s.weights[m]:
-        K = inst.E.T @ W @ inst.E
+        K = ev.E.T @ W @ ev.E
         g = np.inf
         for q, O, M, N in triples:
             qi = idx[q]
@@ -119,27 +108,28 @@ def check_thm3_gaps(inst: Instance, *, c2_factor: float = 1.0) -> Outcome:
     gaps = np.array(gaps)
     t = s.steps[m]
     c2 = float(np.min(gaps / t))
-    if c2 <= 0 or c2_factor != 1.0:
-        need = c2 * c2_factor if c2 > 0 else 0.0
-        return inequality(gaps, need * t + (0 if c2 > 0 else 1e-300), t, sense=">=", what="Thm. 3 gap >= C_2 t", scale=np.maximum(t * max(need, 1e-300), 1e-300))
+    need = max(c2, 0.0)
+    o = inequality(gaps, need * t + (0 if c2 > 0 else 1e-300), t, sense=">=", what="Thm. 3 gap >= C_2 t", scale=np.maximum(t * max(need, 1e-300), 1e-300))
+    if o.verdict is not Verdict.HOLDS:
+        return o
     return holds(c2, f"the gaps grow at least like {c2:.4g} t for all t <= {t.max()}", C2=c2, t_max=int(t.max()))
 
 
-def check_thm3_prediction(inst: Instance, *, eps: float = 0.01, expect_wrong: bool = False) -> Outcome:
+def check_thm3_prediction(ev: Evidence, *, eps: float = 0.01, sentences=theorem3_sentences) -> Outcome:
     """Theorem 3: the trained transformer predicts ``n(x_0)`` on Theorem 3's unseen
     sentences with probability >= 1 - eps (eps = 0.01, for T and t large enough;
-    ``not-reached`` if the run was too short, ``falsified`` if the wrong token wins)."""
-    traj = inst.trajectory
-    sents = theorem3_sentences(inst)
+    ``not-reached`` if the run was too short, ``falsified`` if the wrong token wins).
+    ``sentences(structure)`` gives ``(query, sentence, expected next token)``
+    (:func:`ntpcheck.structure.theorem3_sentences`; wrong targets in the sabotage)."""
+    traj = ev.trajectory
+    sents = sentences(ev.structure)
     if not sents:
         return not_reached("no query with a non-comparable token that has a collocation")
-    ds = inst.dataset
+    ds = ev.dataset
     worst_p, worst_s, wrong = 1.0, "", []
     for q, sent, expected in sents:
-        p = model.predict_proba(traj.W_ov, traj.W_kq, inst.E, ds.encode(sent), ds.n_vocab)
+        p = model.predict_proba(traj.W_ov, traj.W_kq, ev.E, ds.encode(sent), ds.n_vocab)
         target = ds.index[expected]
-        if expect_wrong:
-            target = (target + 1) % ds.n_vocab
         if int(np.argmax(p)) != target:
             wrong.append(f"'{' '.join(sent)}' -> {ds.vocab[int(np.argmax(p))]} (expected {ds.vocab[target]})")
         if p[target] < worst_p:
@@ -156,10 +146,11 @@ EXAMPLE1_ORDERS = {"S": {("S", "P")}, "V": {("V", "S")}, "O": {("O", "S"), ("O",
 EXAMPLE1_COLLOCATION = {"S": "V", "V": "O", "O": "P", "P": "S"}
 
 
-def check_example1(inst: Instance, *, expected_orders=None) -> Outcome:
-    """Example 1: collocation S->V, V->O, O->P, P->S and the four orders of the paper."""
-    st = inst.structure
-    exp = EXAMPLE1_ORDERS if expected_orders is None else expected_orders
+def check_example1(ev: Evidence, *, expected_orders=EXAMPLE1_ORDERS) -> Outcome:
+    """Example 1: collocation S->V, V->O, O->P, P->S and the four orders of the paper
+    (``expected_orders``, as the paper prints them)."""
+    st = ev.structure
+    exp = expected_orders
     got = {q: set(g.edges) for q, g in st.orders.items()}
     probs = []
     if dict(st.collocation.mapping) != EXAMPLE1_COLLOCATION:
@@ -172,14 +163,17 @@ def check_example1(inst: Instance, *, expected_orders=None) -> Outcome:
     return holds(0.0, "collocation and the four orders are exactly those of Example 1")
 
 
-def check_example2(inst: Instance, *, expected=None) -> Outcome:
-    """Example 2: after training on Example 1, "S P" -> V and "O S P" -> P."""
-    traj = inst.trajectory
-    ds = inst.dataset
-    exp = {"S P": "V", "O S P": "P"} if expected is None else expected
+EXAMPLE2_PREDICTIONS = {"S P": "V", "O S P": "P"}
+
+
+def check_example2(ev: Evidence, *, expected=EXAMPLE2_PREDICTIONS) -> Outcome:
+    """Example 2: after training on Example 1, "S P" -> V and "O S P" -> P (``expected``)."""
+    traj = ev.trajectory
+    ds = ev.dataset
+    exp = expected
     out, worst_p = [], 1.0
     for sent, tok in exp.items():
-        p = model.predict_proba(traj.W_ov, traj.W_kq, inst.E, ds.encode(sent.split()), ds.n_vocab)
+        p = model.predict_proba(traj.W_ov, traj.W_kq, ev.E, ds.encode(sent.split()), ds.n_vocab)
         k = int(np.argmax(p))
         worst_p = min(worst_p, float(p[ds.index[tok]]))
         if ds.vocab[k] != tok:
@@ -189,7 +183,7 @@ def check_example2(inst: Instance, *, expected=None) -> Outcome:
     return holds(worst_p - 0.5, f"both predictions as in the paper (min probability {worst_p:.6g})", min_probability=worst_p)
 
 
-def check_section7(inst: Instance, *, loss_drop: float = 0.1, r2: float = 0.999) -> Outcome:
+def check_section7(ev: Evidence, *, loss_drop: float = 0.1, r2: float = 0.999) -> Outcome:
     """Section 7 / Figure 2: in each stage the loss falls (final <= initial / 10), the
     alignment improves (final 1 - cos below its value at t = 10, or below 1e-12) and the norm grows
     linearly (R^2 of a linear fit >= 0.999).
@@ -198,9 +192,9 @@ def check_section7(inst: Instance, *, loss_drop: float = 0.1, r2: float = 0.999)
     value"); one order of magnitude is the least a plotted convergence shows.
     The measured loss ratios are reported (at the paper's scale stage 2 falls
     by a few hundred in 900 steps, stage 1 by far more)."""
-    if not inst.structure.eq3_pairs:
+    if not ev.structure.eq3_pairs:
         return not_reached("no sample has both optimal and non-optimal tokens: stage 2 has nothing to learn")
-    traj = inst.trajectory
+    traj = ev.trajectory
     outs = []
     for name, s in (("stage 1", traj.stage1), ("stage 2", traj.stage2)):
         if s.loss[0] <= 0 or len(s.steps) < 12:

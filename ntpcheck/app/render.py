@@ -2,7 +2,15 @@
 
 Each ``*_json`` function returns the JSON object documented for the CLI
 command of the same name; each ``*_text`` function renders the same content
-for a person.  Nothing here computes: it only formats.
+for a person.  Nothing here computes: it only formats the data that the
+core and the claim runner return.
+
+Examples
+--------
+>>> print(table([["Lemma 1", "holds"]], ["claim", "verdict"]))
+claim    verdict
+-------  -------
+Lemma 1  holds
 """
 
 from __future__ import annotations
@@ -12,8 +20,9 @@ from typing import Mapping
 
 import numpy as np
 
-from .assumptions import CheckResult
-from .structure import Structure
+from ntpcheck.assumptions import CheckResult
+from ntpcheck.properties.framework import ClaimResult, MatrixCell, Verdict
+from ntpcheck.structure import Structure
 
 __all__ = [
     "check_json",
@@ -23,6 +32,13 @@ __all__ = [
     "columns_by_token",
     "fmt",
     "table",
+    "indent",
+    "result_summary",
+    "results_table",
+    "results_json",
+    "matrix_table",
+    "matrix_json",
+    "json_default",
 ]
 
 ASSUMPTION_TITLES = {
@@ -86,7 +102,7 @@ def check_text(st: Structure, results: Mapping[str, CheckResult]) -> str:
     lines += ["", "token roles per query:"]
     roles = st.roles
     rows = [[q] + [roles[q][x].value for x in ds.vocab] for q in st.orders]
-    lines.append(_indent(table(rows, ["query"] + list(ds.vocab))))
+    lines.append(indent(table(rows, ["query"] + list(ds.vocab))))
     lines += ["", "assumptions:"]
     for k, res in results.items():
         mark = "holds" if res.holds else "FAILS"
@@ -96,7 +112,7 @@ def check_text(st: Structure, results: Mapping[str, CheckResult]) -> str:
     return "\n".join(lines)
 
 
-def _indent(text: str, n: int = 2) -> str:
+def indent(text: str, n: int = 2) -> str:
     return "\n".join(" " * n + ln for ln in text.splitlines())
 
 
@@ -118,4 +134,69 @@ def token_table(values: Mapping[str, Mapping[str, float]], vocab, title: str, di
     """Render ``{column: {row: value}}`` as a table with one column per key."""
     cols = list(values)
     rows = [[v] + [fmt(values[c][v], digits) for c in cols] for v in vocab]
-    return title + "\n" + _indent(table(rows, [""] + cols))
+    return title + "\n" + indent(table(rows, [""] + cols))
+
+
+def result_summary(r: ClaimResult) -> str:
+    """The number that best sums up a claim's result: slack, constant or rate."""
+    m = r.measured
+    if r.verdict is Verdict.FALSIFIED:
+        return f"slack {m.get('slack', float('nan')):.3g}"
+    if "implied_c0" in m:
+        return f"c_0 >= {m['implied_c0']:.3g}"
+    if "fitted_exponent" in m:
+        return f"slowest fitted t^{m['fitted_exponent']:.3f}"
+    if "rate" in m:
+        return f"rate {m['rate']}"
+    ws = m.get("worst_slack")
+    return "-" if ws is None else f"worst slack {ws:.3g}"
+
+
+def results_table(results: list[ClaimResult]) -> str:
+    """The verdict table of ``ntpcheck verify``."""
+    rows = []
+    for r in results:
+        cex = "-"
+        if r.counterexample:
+            body = [ln for ln in r.counterexample.splitlines() if ln and not ln.startswith("#")]
+            cex = " | ".join(body[:4]) + (" | ..." if len(body) > 4 else "")
+        rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, str(r.instances), result_summary(r), cex])
+    return table(rows, ["claim", "variant", "verdict", "instances", "worst slack / rate", "counterexample"])
+
+
+def results_json(results: list[ClaimResult], paper: str, profile: str, seed: int, versions: dict) -> dict:
+    """The JSON object of ``ntpcheck verify --json``."""
+    return {"paper": paper, "claims": [r.to_json() for r in results], "profile": profile, "seed": seed, "versions": versions}
+
+
+def matrix_table(cells: list[MatrixCell], conditions) -> str:
+    """The assumption-necessity matrix as text; ``*`` marks a condition the claim does not list."""
+    names = list(dict.fromkeys(c.claim.name for c in cells))
+    by = {(c.claim.name, c.condition): c for c in cells}
+    rows = [[n] + [by[(n, cond)].result.verdict.value + ("" if by[(n, cond)].listed else "*") for cond in conditions] for n in names]
+    return table(rows, ["claim"] + [f"without {c}" for c in conditions])
+
+
+def matrix_json(cells: list[MatrixCell], paper: str, profile: str, seed: int, versions: dict) -> dict:
+    """The JSON object of ``ntpcheck matrix --json``."""
+    return {
+        "paper": paper,
+        "rows": [
+            {"claim": c.claim.id, "variant": c.claim.reading, "dropped": c.condition, "listed": c.listed,
+             "verdict": c.result.verdict.value, "instances": c.result.instances, "counterexample": c.result.counterexample,
+             "detail": c.result.detail}
+            for c in cells
+        ],
+        "profile": profile,
+        "seed": seed,
+        "versions": versions,
+    }
+
+
+def json_default(x):
+    """``json.dumps`` fallback for numpy scalars and arrays."""
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return str(x)

@@ -1,7 +1,8 @@
 """The ``ntpcheck`` command line.
 
-Commands: ``check``, ``solve``, ``train``, ``verify``.  Readable text by
-default, ``--json`` for machines.  Exit status 0 on success, 2 on bad input
+Commands: ``check``, ``solve``, ``train``, ``verify``, ``matrix``,
+``papers``, ``reproduce``, ``bench``.  Readable text by default, ``--json``
+for machines.  Exit status 0 on success, 2 on bad input
 with a one-line reason on stderr (``ntpcheck: error: ...``).
 """
 
@@ -15,12 +16,13 @@ from typing import Sequence
 
 import numpy as np
 
-from . import report
-from .assumptions import check_all
-from .embeddings import as_embeddings, canonical, random_orthonormal
-from .errors import EmbeddingError, NTPCheckError
-from .structure import analyse
-from .textformat import load
+from ntpcheck.assumptions import check_all
+from ntpcheck.embeddings import as_embeddings, canonical, random_orthonormal
+from ntpcheck.errors import EmbeddingError, NTPCheckError
+from ntpcheck.structure import analyse
+from ntpcheck.textformat import load
+
+from . import render as report
 
 __all__ = ["main", "build_parser"]
 
@@ -64,7 +66,7 @@ def _add_dataset(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="ntpcheck", description=__doc__.splitlines()[0])
-    from . import __version__
+    from ntpcheck import __version__
 
     parser.add_argument("--version", action="version", version=f"ntpcheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -87,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--predict", action="append", default=[], metavar="SENTENCE", help='e.g. --predict "S P" (repeatable)')
 
     p = sub.add_parser("verify", help="check the paper's claims (the main job)")
+    _add_paper(p)
     p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
     p.add_argument("--profile", choices=["quick", "default", "thorough"], default="default")
     p.add_argument("--seed", type=int, default=0)
@@ -106,11 +109,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
 
     p = sub.add_parser("matrix", help="assumption-necessity matrix: each claim on data breaking one condition")
+    _add_paper(p)
     p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
     p.add_argument("--profile", choices=["quick", "default", "thorough"], default="quick")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
+
+    sub.add_parser("papers", help="the papers whose claims ntpcheck checks, with their claim counts")
     return parser
+
+
+def _add_paper(p: argparse.ArgumentParser) -> None:
+    from ntpcheck.properties import DEFAULT_PAPER
+
+    p.add_argument("--paper", default=DEFAULT_PAPER, help=f"which paper's claims (default {DEFAULT_PAPER}; see `ntpcheck papers`)")
 
 
 def _embeddings(args, n_vocab: int) -> np.ndarray:
@@ -145,18 +157,17 @@ def cmd_check(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from . import maxmargin as mm
-    from .embeddings import is_orthonormal
+    from ntpcheck import maxmargin as mm
+    from ntpcheck.embeddings import is_orthonormal
+    from ntpcheck.properties.huang2024.bounds import prop2_values
 
     ds = load(args.dataset)
     E = _embeddings(args, ds.n_vocab)
     st = analyse(ds)
     solver = args.solver or ("exact" if is_orthonormal(E) else mm.DEFAULT_SOLVER)
     if solver.lower() == "exact":
-        from .exact import solve_eq2_exact, solve_eq3_exact
-
-        s2 = solve_eq2_exact(st, E)
-        s3 = solve_eq3_exact(st, E)
+        s2 = mm.solve_eq2_exact(st, E)
+        s3 = mm.solve_eq3_exact(st, E)
     else:
         s2 = mm.solve(mm.build_eq2(st, E), solver)
         s3 = mm.solve(mm.build_eq3(st, E), solver)
@@ -168,7 +179,7 @@ def cmd_solve(args) -> int:
     prop2_note = None
     if is_orthonormal(E):
         try:
-            prop2 = mm.proposition2_values(st)
+            prop2 = prop2_values(st)
         except NTPCheckError as e:
             prop2_note = str(e)
     else:
@@ -205,7 +216,7 @@ def cmd_solve(args) -> int:
             r = st.roles[q][x].value
             p = "n/a" if prop2 is None else report.fmt(prop2[q][x])
             rows.append([q, x, r, report.fmt(obj["w_kq"][q][x]), p])
-    lines.append(report._indent(report.table(rows, ["query", "token", "role", "x^T W*_kq q", "Prop. 2"])))
+    lines.append(report.indent(report.table(rows, ["query", "token", "role", "x^T W*_kq q", "Prop. 2"])))
     if prop2_note:
         lines.append(f"  ({prop2_note})")
     elif prop2 is not None:
@@ -217,14 +228,16 @@ def cmd_solve(args) -> int:
 
 
 def cmd_train(args) -> int:
-    from .model import predict_proba
-    from .training import TrainingConfig, train
+    from ntpcheck.model import predict_proba
+    from ntpcheck.training import TrainingConfig, train
 
     ds = load(args.dataset)
     E = _embeddings(args, ds.n_vocab)
     predict = [s.split() for s in args.predict]
     encoded = [ds.encode(s) for s in predict]  # fail on bad tokens before training
-    cfg = TrainingConfig(T=args.T, T2=args.T2, eta0=args.eta0, eta=args.eta, idealised_stage1=args.idealised, record_attention=False, stride=max(1, max(args.T, args.T2)))
+    cfg = TrainingConfig(T=args.T, T2=args.T2, eta0=args.eta0, eta=args.eta, record_attention=False, stride=max(1, max(args.T, args.T2)))
+    if args.idealised:
+        cfg = _idealised(cfg, ds, E)
     traj = train(ds, cfg, E)
     preds = []
     for sent, enc in zip(predict, encoded):
@@ -260,6 +273,17 @@ def cmd_train(args) -> int:
     return 0
 
 
+def _idealised(cfg, ds, E):
+    """``cfg`` with stage 1 replaced by Appendix C.1's idealisation: margins ``A`` (Cor. 1)."""
+    from dataclasses import replace
+
+    from ntpcheck.maxmargin import eq2_closed_form
+    from ntpcheck.model import safe_norm
+    from ntpcheck.properties.huang2024.bounds import A
+
+    return replace(cfg, stage1_margin=A(cfg.T, cfg.step_sizes(E.shape[0])[0], safe_norm(eq2_closed_form(ds, E))))
+
+
 def cmd_verify(args) -> int:
     from .verify import run_verify
 
@@ -267,9 +291,15 @@ def cmd_verify(args) -> int:
 
 
 def cmd_matrix(args) -> int:
-    from .matrix import run_matrix
+    from .verify import run_matrix
 
     return run_matrix(args)
+
+
+def cmd_papers(args) -> int:
+    from .verify import run_papers
+
+    return run_papers(args)
 
 
 def cmd_bench(args) -> int:
@@ -281,15 +311,25 @@ def cmd_bench(args) -> int:
 def cmd_reproduce(args) -> int:
     import time
 
-    from .figures import write_figure2
+    import io
+    import os
+
+    from ntpcheck.atomic import atomic_write_bytes
+
+    from .figures import csv_text, figure2, figure2_data
 
     t0 = time.perf_counter()
-    png, csvp = write_figure2(args.out, args.seed, max(1, args.trials))
+    fd = figure2_data(args.seed, max(1, args.trials))
+    png, csvp = os.path.join(args.out, "figure2.png"), os.path.join(args.out, "figure2.csv")
+    atomic_write_bytes(csvp, csv_text(fd).encode())
+    buf = io.BytesIO()
+    figure2(fd).savefig(buf, format="png", dpi=110)
+    atomic_write_bytes(png, buf.getvalue())
     print(f"wrote {png} and {csvp} ({time.perf_counter() - t0:.1f} s)")
     return 0
 
 
-COMMANDS = {"reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
+COMMANDS = {"papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,11 +19,10 @@ import time
 
 import numpy as np
 
-from . import maxmargin as mm
-from .exact import solve_eq3_exact
-from .maxmargin import eq2_matrix
-from .structure import analyse
-from .synthetic import bench_dataset
+from ntpcheck import maxmargin as mm
+from ntpcheck.maxmargin import eq2_matrix, solve_eq3_exact
+from ntpcheck.structure import analyse
+from ntpcheck.synthetic import bench_dataset
 
 __all__ = ["run_bench", "bench_rows", "TOL", "SHIFT", "TIME_LIMIT"]
 
@@ -96,8 +95,8 @@ def score(rows: list[dict]) -> list[dict]:
 
 
 def run_bench(args) -> int:
-    from .report import table
-    from .atomic import atomic_write_text
+    from .render import table
+    from ntpcheck.atomic import atomic_write_text
 
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = bench_rows(sizes, repeat=args.repeat, progress=lambda s: print(s, file=sys.stderr, flush=True))

@@ -1,0 +1,104 @@
+"""An instance: a dataset, its embeddings and the parameters of Algorithm 1, as plain data.
+
+This is what the strategies draw and what a claim is checked on.  It holds
+no results: the evidence computed from an instance (structure, max-margin
+solutions, trajectories) lives in :mod:`ntpcheck.properties.framework.evidence`.
+
+Examples
+--------
+>>> import ntpcheck
+>>> inst = Instance(ntpcheck.load("example1"), T=300, T2=0)
+>>> inst                                            # doctest: +ELLIPSIS
+Instance(ntpcheck.loads(...), T=300, T2=0)
+>>> inst.with_params(T2=50).T2
+50
+>>> inst.steps          # the paper's Section 7 step sizes for d = |V| = 4
+(0.1, 0.025)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+import numpy as np
+
+from .data import Dataset
+from .embeddings import as_embeddings
+from .training import TrainingConfig
+
+__all__ = ["Instance"]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Instance:
+    """A dataset with embeddings and Algorithm 1's parameters.
+
+    Attributes
+    ----------
+    dataset : Dataset
+    embeddings : ndarray or None
+        ``d x |V|``; canonical when None.
+    T, T2 : int
+        Steps of stage 1 and stage 2.
+    eta0, eta : float or None
+        Step sizes; the paper's Section 7 defaults when None.
+    stage1_margin : float or None
+        If set, stage 1's output is replaced by the idealised matrix whose
+        margins all equal this value (Appendix C.1; see
+        :func:`ntpcheck.training.idealised_stage1`).
+    """
+
+    dataset: Dataset
+    embeddings: np.ndarray | None = None
+    T: int = 900
+    T2: int = 900
+    eta0: float | None = None
+    eta: float | None = None
+    stage1_margin: float | None = None
+
+    def with_params(self, **params) -> "Instance":
+        """The same data with other training parameters (``T``, ``T2``, ``eta0``, ``eta``, ``stage1_margin``)."""
+        return replace(self, **params)
+
+    @cached_property
+    def E(self) -> np.ndarray:
+        """The embeddings as a validated ``d x |V|`` matrix (canonical when None)."""
+        return as_embeddings(self.embeddings, self.dataset.n_vocab)
+
+    @property
+    def d(self) -> int:
+        return self.E.shape[0]
+
+    @property
+    def idealised(self) -> bool:
+        """Whether stage 1 is the idealised output of Appendix C.1."""
+        return self.stage1_margin is not None
+
+    @property
+    def config(self) -> TrainingConfig:
+        """The :class:`~ntpcheck.training.TrainingConfig` of this instance."""
+        return TrainingConfig(T=self.T, T2=self.T2, eta0=self.eta0, eta=self.eta, stage1_margin=self.stage1_margin)
+
+    @cached_property
+    def steps(self) -> tuple[float, float]:
+        """``(eta_0, eta)``, the paper's Section 7 defaults where unset."""
+        return self.config.step_sizes(self.d)
+
+    @cached_property
+    def key(self) -> tuple:
+        """Identifies the computation: dataset text, embeddings and parameters."""
+        from .textformat import dumps
+
+        emb = None if self.embeddings is None else self.E.tobytes()
+        return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin)
+
+    def __repr__(self) -> str:
+        extra = []
+        if self.embeddings is not None:
+            extra.append(f"embeddings=<{self.E.shape[0]}x{self.E.shape[1]}>")
+        extra += [f"T={self.T}", f"T2={self.T2}"]
+        for name in ("eta0", "eta", "stage1_margin"):
+            if getattr(self, name) is not None:
+                extra.append(f"{name}={getattr(self, name)!r}")
+        return f"Instance({self.dataset!r}, {', '.join(extra)})"

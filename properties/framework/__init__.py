@@ -1,0 +1,54 @@
+"""The claim framework, independent of any paper.
+
+* :mod:`.verdicts`: :class:`Verdict` and the per-instance :class:`Outcome`;
+* :mod:`.claim`: the declarative :class:`Claim` record, its sabotage
+  (:class:`Tighten`, :class:`Structural`), :class:`Finding` and :class:`Paper`;
+* :mod:`.evidence`: what a checker looks at (structure, max-margin
+  solutions, trajectories), computed lazily and cached per instance;
+* :mod:`.checks`: inequalities, rate fits, declared preconditions, tightening;
+* :mod:`.runner`: evaluate, search, aggregate, select; results as data;
+* :mod:`.matrix`: the assumption-necessity matrix.
+
+This layer imports the math core (``ntpcheck.*``), Hypothesis, and nothing
+of any paper or of the application.
+"""
+
+from .checks import RTOL, falsified, holds, inequality, not_reached, requires, tightened, vacuous, worst
+from .claim import Claim, Finding, Paper, Structural, Tighten
+from .evidence import Evidence, evidence
+from .matrix import MatrixCell, matrix_cells
+from .runner import PROFILES, ClaimResult, aggregate, evaluate, prepare, run_claim, run_claims, run_sabotage, select_claims, versions
+from .verdicts import Outcome, Verdict
+
+__all__ = [
+    "Verdict",
+    "Outcome",
+    "Claim",
+    "Tighten",
+    "Structural",
+    "Finding",
+    "Paper",
+    "Evidence",
+    "evidence",
+    "RTOL",
+    "inequality",
+    "holds",
+    "falsified",
+    "not_reached",
+    "vacuous",
+    "worst",
+    "requires",
+    "tightened",
+    "PROFILES",
+    "ClaimResult",
+    "prepare",
+    "evaluate",
+    "aggregate",
+    "run_claim",
+    "run_claims",
+    "run_sabotage",
+    "select_claims",
+    "versions",
+    "MatrixCell",
+    "matrix_cells",
+]

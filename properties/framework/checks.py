@@ -1,0 +1,205 @@
+"""Check helpers shared by every paper's checkers: outcomes, inequalities, fits, preconditions.
+
+Tolerances
+----------
+``RTOL = 1e-9``: every measured quantity is computed in float64 from at most
+a few thousand NGD steps with cancellation-free formulas (see
+:mod:`ntpcheck.model`); relative rounding stays below ~1e-12, so a violation
+larger than 1e-9 of the bound's scale is real, not rounding.
+
+Sabotage by tightening
+----------------------
+Inside ``with tightened(f):`` (``0 < f <= 1``) every bound that a checker
+compares through :func:`inequality` (or passes through :func:`tighten` /
+:func:`tighten_log`) is made ``f`` times as permissive: an upper bound ``b``
+becomes ``f b`` (``b / f`` if negative), a lower bound ``b / f`` (``f b`` if
+negative).  This is the generic sabotage of an inequality claim: a checker
+that cannot reject a tightened bound could not have failed at all.
+
+Examples
+--------
+>>> import numpy as np
+>>> t = np.arange(1, 4)
+>>> inequality(t * 1.0, 2.0 * t, t, what="t <= 2t").verdict
+<Verdict.HOLDS: 'holds'>
+>>> with tightened(0.4):
+...     inequality(t * 1.0, 2.0 * t, t, what="t <= 2t").verdict
+<Verdict.FALSIFIED: 'falsified'>
+"""
+
+from __future__ import annotations
+
+import functools
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterator
+
+import numpy as np
+
+from .verdicts import Outcome, Verdict
+
+__all__ = [
+    "RTOL",
+    "inequality",
+    "not_reached",
+    "holds",
+    "falsified",
+    "vacuous",
+    "worst",
+    "fitted_loglog_slope",
+    "requires",
+    "tightened",
+    "tighten",
+    "tighten_log",
+    "tightening",
+]
+
+RTOL = 1e-9
+
+_TIGHTEN: ContextVar[float] = ContextVar("ntpcheck_tighten", default=1.0)
+
+
+@contextmanager
+def tightened(factor: float) -> Iterator[None]:
+    """Make every bound checked inside the block ``factor`` times as permissive (see module docstring)."""
+    if not (0 < factor <= 1):
+        raise ValueError(f"a tightening factor must be in (0, 1], got {factor!r}")
+    token = _TIGHTEN.set(factor)
+    try:
+        yield
+    finally:
+        _TIGHTEN.reset(token)
+
+
+def tightening() -> float:
+    """The factor in force (1 outside :func:`tightened`)."""
+    return _TIGHTEN.get()
+
+
+def tighten(bound, sense: str):
+    """``bound`` made stricter by the factor in force, for ``measured <= bound`` or ``>= bound``."""
+    f = _TIGHTEN.get()
+    if f == 1.0:
+        return bound
+    b = np.asarray(bound, dtype=float)
+    shrink = (b > 0) if sense == "<=" else (b < 0)
+    out = np.where(shrink, b * f, b / f)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def tighten_log(log_bound, sense: str):
+    """:func:`tighten` for a bound given by its logarithm (a positive bound)."""
+    f = _TIGHTEN.get()
+    if f == 1.0:
+        return log_bound
+    return log_bound + (np.log(f) if sense == "<=" else -np.log(f))
+
+
+def requires(predicate: Callable, reason: str) -> Callable:
+    """Declare a precondition of a checker: where ``predicate(ev)`` is false it returns
+    ``not-reached`` with ``reason`` instead of running (cf. networkx's ``not_implemented_for``)."""
+
+    def decorate(check: Callable) -> Callable:
+        @functools.wraps(check)
+        def wrapped(ev, *args, **kwargs):
+            if not predicate(ev):
+                return not_reached(reason)
+            return check(ev, *args, **kwargs)
+
+        wrapped.precondition = reason  # type: ignore[attr-defined]
+        return wrapped
+
+    return decorate
+
+
+def holds(slack: float, detail: str, **measured) -> Outcome:
+    return Outcome(Verdict.HOLDS, slack, measured, detail)
+
+
+def falsified(slack: float, detail: str, **measured) -> Outcome:
+    return Outcome(Verdict.FALSIFIED, slack, measured, detail)
+
+
+def not_reached(detail: str, **measured) -> Outcome:
+    return Outcome(Verdict.NOT_REACHED, float("nan"), measured, detail)
+
+
+def vacuous(slack: float, detail: str, **measured) -> Outcome:
+    return Outcome(Verdict.VACUOUS, slack, measured, detail)
+
+
+def worst(*outcomes: Outcome) -> Outcome:
+    """Combine outcomes of several inequalities of one claim: the worst one speaks."""
+    order = {Verdict.ERROR: 0, Verdict.FALSIFIED: 1, Verdict.NOT_REACHED: 2, Verdict.HOLDS: 3, Verdict.VACUOUS: 4}
+    bad = [o for o in outcomes if o.verdict in (Verdict.ERROR, Verdict.FALSIFIED, Verdict.NOT_REACHED)]
+    if bad:
+        return min(bad, key=lambda o: order[o.verdict])
+    if all(o.verdict is Verdict.VACUOUS for o in outcomes):
+        return min(outcomes, key=lambda o: o.slack)
+    return min((o for o in outcomes if o.verdict is Verdict.HOLDS), key=lambda o: o.slack)
+
+
+def inequality(
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    steps: np.ndarray,
+    *,
+    sense: str = "<=",
+    what: str = "",
+    trivial: Callable[[np.ndarray], np.ndarray] | None = None,
+    scale: np.ndarray | None = None,
+    rtol: float = RTOL,
+) -> Outcome:
+    """Check ``lhs <= rhs`` (or ``>=``) at every recorded step.
+
+    The slack at step t is ``(rhs - lhs)/scale`` (sign flipped for ``>=``);
+    ``scale`` defaults to ``max(|rhs|, |lhs|, 1e-300)``.  A step violates the
+    claim if its slack is below ``-rtol``.  ``trivial(rhs)`` says, per step,
+    whether the bound is no better than the quantity's trivial range (for
+    instance ``1 - cos <= B`` with ``B >= 2``); if it is at every step the
+    claim held only vacuously.  The bound is tightened inside :func:`tightened`.
+    """
+    lhs = np.asarray(lhs, dtype=float)
+    rhs = np.asarray(tighten(np.asarray(rhs, dtype=float), sense), dtype=float)
+    steps = np.asarray(steps)
+    ok = np.isfinite(lhs) & np.isfinite(rhs)
+    if not ok.any():
+        return not_reached(f"{what}: no step where both sides are finite")
+    lhs, rhs, steps = lhs[ok], rhs[ok], steps[ok]
+    if scale is None:
+        scale = np.maximum(np.maximum(np.abs(rhs), np.abs(lhs)), 1e-300)
+    else:
+        scale = np.asarray(scale, dtype=float)[ok]
+    slack = (rhs - lhs) / scale if sense == "<=" else (lhs - rhs) / scale
+    k = int(np.argmin(slack))
+    series = {"t": steps, "lhs": lhs, "rhs": rhs, "what": what, "sense": sense}
+    measured = {
+        "worst_t": int(steps[k]),
+        "lhs": float(lhs[k]),
+        "rhs": float(rhs[k]),
+        "t_max": int(steps.max()),
+        "steps_checked": int(len(steps)),
+    }
+    if slack[k] < -rtol:
+        o = falsified(float(slack[k]), f"{what}: at t = {steps[k]}, {lhs[k]:.6g} {'>' if sense == '<=' else '<'} bound {rhs[k]:.6g}", **measured)
+        return Outcome(o.verdict, o.slack, o.measured, o.detail, series)
+    if trivial is not None:
+        triv = np.asarray(trivial(rhs), dtype=bool)
+        if triv.all():
+            return Outcome(Verdict.VACUOUS, float(slack[k]), measured, f"{what}: the bound exceeds the trivial range at every t <= {steps.max()}", series)
+        measured["informative_from_t"] = int(steps[np.argmax(~triv)])
+    o = holds(float(slack[k]), f"{what}: holds at all {len(steps)} steps up to t = {steps.max()}", **measured)
+    return Outcome(o.verdict, o.slack, o.measured, o.detail, series)
+
+
+def fitted_loglog_slope(t: np.ndarray, y: np.ndarray, tail: float = 0.5) -> float:
+    """Least-squares slope of ``log y`` against ``log t`` over the last ``tail`` of the points."""
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = (t > 0) & (y > 0) & np.isfinite(y)
+    t, y = t[ok], y[ok]
+    if len(t) < 4:
+        return float("nan")
+    k = int(len(t) * (1 - tail))
+    lt, ly = np.log(t[k:]), np.log(y[k:])
+    return float(np.polyfit(lt, ly, 1)[0])

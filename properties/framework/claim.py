@@ -1,0 +1,158 @@
+"""The claim record, its sabotage and findings, and the paper that groups claims.
+
+A :class:`Claim` is one statement of a paper (or one *reading* of it where the
+text is ambiguous), declared as data: where it is in the paper, the
+assumptions it is stated under, how instances are drawn (``data``), the
+parameters it needs (``setup``), the checker, a sabotage that the checker
+must reject, the verdict expected, and any finding with its pinned minimal
+counterexample.  A :class:`Paper` lists its claims and says how to draw
+instances that break one of its conditions (for the necessity matrix).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ntpcheck.instance import Instance
+
+from .verdicts import Outcome, Verdict
+
+__all__ = ["Claim", "Tighten", "Structural", "Finding", "Paper"]
+
+
+@dataclass(frozen=True)
+class Tighten:
+    """Sabotage of an inequality claim: check it on ``on()`` with every bound ``factor``
+    times as permissive (:func:`~ntpcheck.properties.framework.checks.tightened`).
+
+    ``counts_not_reached``: a ``not-reached`` outcome of the sabotaged run
+    also counts as a rejection.  Only for claims whose threshold is left open
+    by the paper (an unspecified ``c_0``), where a too-strong bound shows as
+    "not reached at the last step".
+    """
+
+    factor: float
+    on: Callable[[], Instance]
+    counts_not_reached: bool = False
+
+    def __post_init__(self) -> None:
+        if not (0 < self.factor < 1):
+            raise ValueError(f"Tighten factor must be in (0, 1), got {self.factor!r}")
+
+
+@dataclass(frozen=True)
+class Structural:
+    """Sabotage that changes the formula or the input (drop a term, bump an entry).
+
+    ``run()`` returns the checker's outcome on the sabotaged input; it must be
+    ``falsified``.  ``what`` says in words what was broken.
+    """
+
+    run: Callable[[], Outcome]
+    what: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A claim found false: what is wrong, and its minimal counterexample.
+
+    ``counterexample()`` returns the instance (before the claim's setup) that
+    the tests pin with ``@example``; the claim must be ``falsified`` on it.
+    """
+
+    summary: str
+    counterexample: Callable[[], Instance]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper, or one reading of it.
+
+    Attributes
+    ----------
+    id : str
+        As in CLAIMS.md: ``"Lemma 5"``, ``"Prop. 2"``.
+    section : str
+        Where it is in the paper (``"App. B"``, ``"§5.2"``).
+    statement : str
+        The claim in words, with its equation.
+    assumptions : tuple of str
+        Conditions it is stated under (the paper's condition names).
+    data : callable
+        ``data(profile) -> SearchStrategy[Instance]``: the instances to draw.
+    check : callable
+        ``check(evidence) -> Outcome``.
+    setup : callable or None
+        ``setup(instance) -> Instance``: the training parameters the claim
+        needs, applied to every drawn instance before the check (and to the
+        instances of the necessity matrix).  None for fixed instances, which
+        then stay out of the matrix.
+    reading : str or None
+        The reading, for constants the text leaves unclear (``"k=3"``).
+    sabotage : Tighten or Structural or None
+    expect : Verdict
+        ``holds`` or ``falsified`` (the latter needs a :class:`Finding`).
+    finding : Finding or None
+    examples : tuple of callables
+        Regression instances, checked before any drawn one.
+    notes : str
+    """
+
+    id: str
+    section: str
+    statement: str
+    assumptions: tuple[str, ...]
+    data: Callable[[str], Any]
+    check: Callable[[Any], Outcome]
+    setup: Callable[[Instance], Instance] | None = None
+    reading: str | None = None
+    sabotage: Tighten | Structural | None = None
+    expect: Verdict = Verdict.HOLDS
+    finding: Finding | None = None
+    examples: tuple[Callable[[], Instance], ...] = ()
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):
+            raise ValueError(f"{self.name}: a claim is expected falsified exactly when it has a finding")
+
+    @property
+    def name(self) -> str:
+        return self.id if self.reading is None else f"{self.id} [{self.reading}]"
+
+    # The reading used to be called "variant"; JSON keeps that key.
+    @property
+    def variant(self) -> str | None:
+        return self.reading
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper whose claims ntpcheck checks.
+
+    Attributes
+    ----------
+    name : str
+        Short name used on the command line (``huang2024``).
+    title : str
+    claims : tuple of Claim
+    conditions : tuple of str
+        The conditions the necessity matrix drops one at a time.
+    breaking : callable
+        ``breaking(condition, profile) -> SearchStrategy[Instance]``: instances
+        that break exactly that condition.
+    """
+
+    name: str
+    title: str
+    claims: tuple[Claim, ...]
+    conditions: tuple[str, ...]
+    breaking: Callable[[str, str], Any]
+
+    def claim(self, name: str) -> Claim:
+        """The claim with this full name (``"Lemma 5 [trained W_ov]"``)."""
+        for c in self.claims:
+            if c.name == name:
+                return c
+        raise KeyError(name)

@@ -1,0 +1,141 @@
+"""The evidence a checker looks at for one instance, computed lazily and cached in one place.
+
+For an :class:`~ntpcheck.instance.Instance` (data and parameters only), an
+:class:`Evidence` gives the structure (collocation, orders, roles), the
+max-margin solutions ``W*_ov`` (Eq. 2) and ``W*_kq`` (Eq. 3) and the
+trajectory of Algorithm 1 with every weight kept.  Each is computed on first
+use.  :func:`evidence` returns the same object for the same computation
+(dataset text, embeddings, parameters) within a process, so claims that draw
+the same instance do not solve or train twice.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from functools import cached_property
+
+import numpy as np
+
+from ntpcheck.errors import NTPCheckError
+from ntpcheck.instance import Instance
+from ntpcheck.structure import Structure, analyse
+from ntpcheck.training import Trajectory, train
+
+__all__ = ["Evidence", "evidence", "clear_cache"]
+
+#: Most recently used evidence, keyed by :attr:`Instance.key`.
+_CACHE: "OrderedDict[tuple, Evidence]" = OrderedDict()
+_CACHE_SIZE = 256
+
+
+class Evidence:
+    """Lazily computed, cached results for one instance.
+
+    The instance's data and parameters are available as attributes
+    (``dataset``, ``E``, ``d``, ``T``, ``T2``, ``idealised``, ``key``).
+    """
+
+    def __init__(self, instance: Instance):
+        self.instance = instance
+
+    # -- the instance's own data ------------------------------------------
+    @property
+    def dataset(self):
+        return self.instance.dataset
+
+    @property
+    def E(self) -> np.ndarray:
+        return self.instance.E
+
+    @property
+    def d(self) -> int:
+        return self.instance.d
+
+    @property
+    def T(self) -> int:
+        return self.instance.T
+
+    @property
+    def T2(self) -> int:
+        return self.instance.T2
+
+    @property
+    def idealised(self) -> bool:
+        return self.instance.idealised
+
+    @property
+    def key(self) -> tuple:
+        return self.instance.key
+
+    @property
+    def eta0(self) -> float:
+        """Stage-1 step size actually used (the paper's default where unset)."""
+        return self.instance.steps[0]
+
+    @property
+    def eta(self) -> float:
+        """Stage-2 step size actually used."""
+        return self.instance.steps[1]
+
+    # -- derived, computed once -------------------------------------------
+    @cached_property
+    def structure(self) -> Structure:
+        return analyse(self.dataset)
+
+    @cached_property
+    def w_ov_star(self) -> np.ndarray:
+        """``W*_ov`` of Eq. (2) (closed form under Assumption 2, else the solver)."""
+        from ntpcheck.maxmargin import w_ov_star
+
+        return w_ov_star(self.structure, self.E)
+
+    @cached_property
+    def eq3(self):
+        """The polished solver solution of Eq. (3)."""
+        from ntpcheck.maxmargin import build_eq3, solve
+
+        return solve(build_eq3(self.structure, self.E))
+
+    @property
+    def w_kq_star(self) -> np.ndarray:
+        return self.eq3.W
+
+    @cached_property
+    def trajectory(self) -> Trajectory:
+        """Algorithm 1 with the instance's parameters, all weights kept.
+
+        References for the alignment curves are ``W*_ov`` and ``W*_kq`` when
+        they can be computed (else the curves are NaN).
+        """
+        refs = []
+        for name in ("w_ov_star", "w_kq_star"):
+            if name == "w_kq_star" and self.T2 == 0:
+                refs.append(None)  # stage 2 does not run: no need to solve Eq. (3)
+                continue
+            try:
+                refs.append(getattr(self, name))
+            except NTPCheckError:
+                refs.append(None)
+        return train(self.structure, self.instance.config, self.E, tuple(refs), keep_weights=True)
+
+    def __repr__(self) -> str:
+        return f"Evidence({self.instance!r})"
+
+
+def evidence(instance: Instance) -> Evidence:
+    """The (cached) :class:`Evidence` of ``instance``."""
+    key = instance.key
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    ev = Evidence(instance)
+    _CACHE[key] = ev
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return ev
+
+
+def clear_cache() -> None:
+    """Forget all cached evidence."""
+    _CACHE.clear()

@@ -1,0 +1,27 @@
+"""Huang, Liang & Yang, *Non-asymptotic Convergence of Training Transformers for
+Next-token Prediction* (NeurIPS 2024): every claim as a checkable record.
+
+* :mod:`.bounds`: every formula of the paper, once;
+* :mod:`.setups`: instance strategies and parameter maps;
+* :mod:`.gradients` (App. A), :mod:`.stage1` (§5.1, App. B, C.1),
+  :mod:`.stage2_lemmas` (App. C), :mod:`.stage2_theorems` (§5.2),
+  :mod:`.section6` (§6, examples, §7): the checkers;
+* :mod:`.findings`: claims found false, with pinned counterexamples;
+* :mod:`.claims`: the ``CLAIMS`` records.
+"""
+
+from ntpcheck.assumptions import CONDITIONS
+
+from ..framework.claim import Paper
+from . import setups
+from .claims import CLAIMS
+
+__all__ = ["PAPER", "CLAIMS"]
+
+PAPER = Paper(
+    name="huang2024",
+    title="Huang, Liang & Yang (NeurIPS 2024): Non-asymptotic Convergence of Training Transformers for Next-token Prediction",
+    claims=CLAIMS,
+    conditions=tuple(CONDITIONS),
+    breaking=setups.breaking,
+)

@@ -1,0 +1,249 @@
+"""Every formula of Huang, Liang & Yang (NeurIPS 2024), once, with its equation or lemma.
+
+Checkers and figures call these functions; nothing else writes a formula of
+the paper.  They are pure functions of numbers (``t`` may be an array), so a
+figure can draw a bound from a trajectory and a checker can test it.
+
+Notation: ``w_ov = ||W*_ov||`` (Eq. 2), ``w_kq = ||W*_kq||`` (Eq. 3), ``V = |V|``,
+``L = L_max``, ``N`` the number of distinct samples, ``eta_0`` and ``eta`` the
+stage-1 and stage-2 step sizes of Algorithm 1.
+
+Examples
+--------
+Example 1 of the paper has four collocation pairs over four tokens, so
+``||W*_ov||^2 = |C| (|V| - 1)/|V| = 3``; with the Section 7 step
+``eta_0 = 0.2/sqrt(4)`` and ``T = 900``:
+
+>>> A(900, 0.1, 3 ** 0.5)
+7.5
+>>> round(C0(0.1, 3 ** 0.5) * 900, 12)   # Theorem 2 writes A = C_0 T
+7.5
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ntpcheck.errors import AssumptionViolatedError
+from ntpcheck.structure import Role, as_structure
+
+__all__ = [
+    "A",
+    "C0",
+    "C1",
+    "lemma1_upper",
+    "lemma1_lower",
+    "lemma2_bracket",
+    "prop1_alignment",
+    "prop1_loss_rate",
+    "cor1_threshold_constant",
+    "cor1_corrected_upper",
+    "lemma6_upper",
+    "lemma6_lower",
+    "lemma7_t0",
+    "lemma7_alpha",
+    "thm1_norm_lower",
+    "thm1_alignment",
+    "thm1_local_exponent",
+    "thm2_implied_c0",
+    "thm2_attention",
+    "thm2_non_optimal_mass",
+    "thm2_log_loss",
+    "fn3_log_L_star",
+    "prop2_values",
+    "prop2_matrix",
+]
+
+
+# ---- Stage 1 (Section 5.1, Appendix B, C.1) ---------------------------------
+
+
+def A(T: int, eta0: float, w_ov: float) -> float:
+    """``A = T eta_0 / (4 ||W*_ov||^2)``: the stage-1 margin scale of Corollary 1 (App. C.1)."""
+    return T * eta0 / (4 * w_ov**2)
+
+
+def C0(eta0: float, w_ov: float) -> float:
+    """``C_0 = eta_0 / (4 ||W*_ov||^2)`` of Theorem 2, so that ``A = C_0 T``."""
+    return eta0 / (4 * w_ov**2)
+
+
+def lemma1_upper(t, eta0: float):
+    """Lemma 1 (App. B): ``||W_ov^(t)|| <= t eta_0``."""
+    return t * eta0
+
+
+def lemma1_lower(t, eta0: float, w_ov: float):
+    """Lemma 1 (App. B): ``||W_ov^(t)|| >= t eta_0 / (2 ||W*_ov||)``."""
+    return t * eta0 / (2 * w_ov)
+
+
+def lemma2_bracket(w_norm: float, w_ov: float, n_vocab: int) -> float:
+    """Lemma 2 (App. B, read from its proof): ``||W^(t)||/||W*_ov|| + 2 log(2|V|)``,
+    so that ``<W, grad L_0(W)> >= bracket <W*_ov, grad L_0(W)>``."""
+    return w_norm / w_ov + 2 * math.log(2 * n_vocab)
+
+
+def prop1_alignment(t, eta0: float, w_ov: float, n_vocab: int, k: int = 1, C: float = 12.0):
+    """Proposition 1: ``1 - cos(W_ov^(t), W*_ov) <= 12 ||W*_ov||^k log(2|V|) log t / (t eta_0)``.
+
+    The exponent ``k`` is unreadable in the OCR (readings 1, 2, 3).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return C * w_ov**k * math.log(2 * n_vocab) * np.log(t) / (t * eta0)
+
+
+def prop1_loss_rate(eta0: float, w_ov: float, k: int = 1) -> float:
+    """Proposition 1: ``L_0(W_ov^(t)) = O(exp(-eta_0 t / (4 ||W*_ov||^k)))``: the claimed rate."""
+    return eta0 / (4 * w_ov**k)
+
+
+def cor1_threshold_constant(w_ov: float, n_vocab: int, k: int = 5) -> float:
+    """``384 ||W*_ov||^k log(2|V|)``: Corollary 1 asks ``T >= constant log T / eta_0``."""
+    return 384 * w_ov**k * math.log(2 * n_vocab)
+
+
+def cor1_corrected_upper(A_: float, w_ov: float, delta: float) -> float:
+    """Corollary 1 corrected (ntpcheck's finding): margins ``< 4 ||W*_ov|| A (1 + 2 ||W*_ov|| sqrt(delta))``,
+    ``delta`` Proposition 1's alignment bound for ``k = 1`` at ``T``."""
+    return 4 * w_ov * A_ * (1 + 2 * w_ov * math.sqrt(delta))
+
+
+# ---- Stage 2 (Section 5.2, Appendix C) --------------------------------------
+
+
+def C1(eta: float, l_max: int, w_kq: float) -> float:
+    """``C_1 = eta / (4 L_max ||W*_kq||^2)`` of Theorem 2."""
+    return eta / (4 * l_max * w_kq**2)
+
+
+def lemma6_upper(t, eta: float):
+    """Lemma 6 (App. C.3) and Theorem 1: ``||W_kq^(t)|| <= t eta``."""
+    return t * eta
+
+
+def lemma6_lower(t, eta: float, l_max: int, w_kq: float):
+    """Lemma 6 (App. C.3): ``||W_kq^(t)|| >= t eta / (2 L_max ||W*_kq||)``."""
+    return t * eta / (2 * l_max * w_kq)
+
+
+def lemma7_t0(eta: float, l_max: int, w_kq: float) -> int:
+    """Lemma 7 (App. C.4): ``t_0 = ceil(8 L_max ||W*_kq||^2 / eta)``."""
+    return math.ceil(8 * l_max * w_kq**2 / eta)
+
+
+def lemma7_alpha(n: int, l_max: int, w_kq: float, w_norm: float) -> float:
+    """Lemma 7: ``alpha_t = 4 N L_max^2 ||W*_kq||^2 (1 + log(2 L_max ||W^(t)||)) / ||W^(t)||``."""
+    return 4 * n * l_max**2 * w_kq**2 * (1 + math.log(2 * l_max * w_norm)) / w_norm
+
+
+def thm1_norm_lower(t, eta: float, w_kq: float, l_max: int = 1):
+    """Theorem 1: ``||W_kq^(t)|| >= t eta / (2 ||W*_kq||)`` as printed (``l_max=1``);
+    with ``l_max = L_max`` the reading of Lemma 6."""
+    return t * eta / (2 * w_kq * l_max)
+
+
+def thm1_alignment(t, eta: float, n: int, l_max: int, w_kq: float, C: float = 54.0):
+    """Theorem 1, main term: ``1 - cos(W_kq^(t), W*_kq) <= 54 N L_max^4 ||W*_kq||^4 log^2 t / (t eta)``.
+
+    The lower-order terms are unreadable in the OCR; dropping them makes the
+    bound smaller, so a ``holds`` or ``vacuous`` verdict stays conclusive.
+    """
+    return C * n * l_max**4 * w_kq**4 * np.log(t) ** 2 / (t * eta)
+
+
+def thm1_local_exponent(t: float) -> float:
+    """The local log-log slope of Theorem 1's rate ``log^2 t / t`` at ``t``: ``-1 + 2/log t``."""
+    return -1 + 2 / math.log(t)
+
+
+def thm2_implied_c0(t: int, eta: float, n: int, l_max: int, w_kq: float) -> float:
+    """The ``c_0`` for which Theorem 2's stage-2 threshold ``c_0 N L_max ||W*_kq||^6 log^2 t / eta`` equals ``t``."""
+    return t * eta / (n * l_max * w_kq**6 * math.log(max(t, 2)) ** 2)
+
+
+def thm2_attention(t, C1_: float, l_max: int):
+    """Theorem 2: ``min_n sum_{l* in I(n)} phi_l*^(t) >= (1 + L_max exp(-C_1 t))^-1``."""
+    return 1.0 / (1.0 + l_max * np.exp(-C1_ * t))
+
+
+def thm2_non_optimal_mass(t, C1_: float, l_max: int):
+    """Theorem 2's attention bound as the allowed non-optimal mass
+    ``1 - (1 + L e^{-C_1 t})^-1 = L e^{-C_1 t} / (1 + L e^{-C_1 t})`` (no cancellation)."""
+    e = l_max * np.exp(-C1_ * t)
+    return e / (1.0 + e)
+
+
+def thm2_log_loss(t, A_: float, C1_: float, l_max: int, n_vocab: int):
+    """Theorem 2, in logs: ``log L(theta^(t)) <= log|V| - A + 2 A L_max / (L_max + exp(C_1 t))``
+    (the claimed ``L - L* <= |V| exp(...) - L*`` with ``L*`` cancelled)."""
+    with np.errstate(over="ignore"):
+        return math.log(n_vocab) - A_ + 2 * A_ * l_max / (l_max + np.exp(C1_ * t))
+
+
+def fn3_log_L_star(A_: float, n_vocab: int) -> float:
+    """Footnote 3 of Theorem 2: ``log L* = log(|V| exp(-T C_0)) = log|V| - A``."""
+    return math.log(n_vocab) - A_
+
+
+# ---- Section 6 ---------------------------------------------------------------
+
+
+def prop2_values(st) -> dict[str, dict[str, float]]:
+    """Proposition 2's claimed ``x^T W*_kq q``, by query and token.
+
+    For each query ``q`` with optimal set ``O``, non-optimal ``N`` and
+    non-comparable ``M``: ``|N|/(|O|+|N|)`` on ``O``, ``-|O|/(|O|+|N|)`` on
+    ``N``, 0 on ``M`` (and 0 everywhere for a query with no relation).
+
+    Raises
+    ------
+    AssumptionViolatedError
+        If some order has a confused token (Assumption 1(ii)): the
+        proposition says nothing about it.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> vals = prop2_values(ntpcheck.analyse(ntpcheck.load("example1")))
+    >>> vals["O"]["O"], vals["O"]["S"]     # under O: O > S and O > V
+    (0.6666666666666666, -0.3333333333333333)
+    """
+    st = as_structure(st)
+    out: dict[str, dict[str, float]] = {}
+    for q in st.orders:
+        r = st.roles[q]
+        conf = [x for x, role in r.items() if role is Role.CONFUSED]
+        if conf:
+            raise AssumptionViolatedError(
+                f"Proposition 2 needs Assumption 1(ii), but under query {q} token(s) {', '.join(conf)} are confused"
+            )
+        O = sum(1 for role in r.values() if role is Role.OPTIMAL)
+        N = sum(1 for role in r.values() if role is Role.NON_OPTIMAL)
+        vals = {}
+        for x in st.dataset.vocab:
+            if r[x] is Role.OPTIMAL:
+                vals[x] = N / (O + N)
+            elif r[x] is Role.NON_OPTIMAL:
+                vals[x] = -O / (O + N)
+            else:
+                vals[x] = 0.0
+        out[q] = vals
+    return out
+
+
+def prop2_matrix(st, E: np.ndarray) -> np.ndarray:
+    """Proposition 2's ``W*_kq = E P E^T`` with ``P[x, q]`` from :func:`prop2_values` (Assumption 2)."""
+    from ntpcheck.embeddings import require_orthonormal
+
+    st = as_structure(st)
+    V = st.dataset.n_vocab
+    require_orthonormal(E, "Proposition 2's formula")
+    P = np.zeros((V, V))
+    idx = st.dataset.index
+    for q, vals in prop2_values(st).items():
+        for x, v in vals.items():
+            P[idx[x], idx[q]] = v
+    return E @ P @ E.T

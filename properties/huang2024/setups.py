@@ -1,0 +1,147 @@
+"""What the claims of Huang et al. are checked on: instance strategies and parameter maps.
+
+Data (``profile -> SearchStrategy[Instance]``): :func:`realizable`,
+:func:`fixed`, :func:`section7`, and :func:`breaking` for the necessity
+matrix.  Parameter maps (``Instance -> Instance``): :func:`params` and the
+claim-specific :func:`cor1`, :func:`lemma7`, :func:`thm2`,
+:func:`idealised`, which choose step sizes so that a claim's own threshold
+is reached within the run.  A parameter map may raise
+:class:`~ntpcheck.errors.NTPCheckError` (an infeasible Eq. (2) on data that
+breaks Assumption 1(i)); the runner reports that as an ``error`` outcome.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from hypothesis import strategies as st
+
+import ntpcheck
+from ntpcheck.instance import Instance
+from ntpcheck.model import safe_norm
+from ntpcheck.training import TrainingConfig
+
+from ntpcheck.strategies import instances, realizable_datasets, violating
+
+from ..framework.evidence import evidence
+from . import bounds
+
+__all__ = [
+    "SIZES",
+    "realizable",
+    "fixed",
+    "section7",
+    "breaking",
+    "example1",
+    "params",
+    "idealised",
+    "cor1",
+    "lemma7",
+    "thm2",
+]
+
+#: Dataset sizes per profile: small enough that a default `ntpcheck verify`
+#: finishes in about half a minute on two cores, large enough to hit ties,
+#: repeats and non-comparable tokens.
+SIZES = {
+    "quick": dict(max_vocab=4, max_len=4, max_samples=8),
+    "default": dict(max_vocab=6, max_len=5, max_samples=10),
+    "thorough": dict(max_vocab=8, max_len=6, max_samples=16),
+}
+
+Data = Callable[[str], st.SearchStrategy]
+ParamMap = Callable[[Instance], Instance]
+
+
+def realizable(*, prefix_closed: bool = True, embeddings: str = "canonical") -> Data:
+    """Realizable datasets (Assumptions 1-3) sized for the profile, as instances."""
+
+    def data(profile: str) -> st.SearchStrategy[Instance]:
+        sizes = SIZES[profile]
+        return instances(realizable_datasets(prefix_closed=prefix_closed, **sizes), TrainingConfig(), embeddings=embeddings)
+
+    return data
+
+
+def fixed(factory: Callable[[], Instance]) -> Data:
+    """Always the same instance (a worked example of the paper)."""
+    return lambda profile: st.just(None).map(lambda _: factory())
+
+
+def section7(profile: str) -> st.SearchStrategy[Instance]:
+    """The paper's Section 7 setting: a random realizable dataset with |V| = 20 (about
+    90 samples), d = |V|, the paper's step sizes, 900 + 900 steps.  Seeded (see
+    :func:`ntpcheck.synthetic.random_realizable_dataset`): a reproduction, not a search."""
+    from ntpcheck.synthetic import random_realizable_dataset
+
+    return st.integers(0, 2**31 - 1).map(lambda seed: Instance(random_realizable_dataset(20, 90, seed=seed), None, T=900, T2=900))
+
+
+def breaking(condition: str, profile: str) -> st.SearchStrategy[Instance]:
+    """Instances that break exactly ``condition`` (for the assumption-necessity matrix)."""
+    return violating(condition, **SIZES[profile])
+
+
+def example1() -> Instance:
+    """Example 1 of the paper with the Section 7 parameters (the sabotages' reference)."""
+    return Instance(ntpcheck.load("example1"))
+
+
+def params(**p) -> ParamMap:
+    """Set fixed training parameters (``T``, ``T2``, ``eta0``, ``eta``)."""
+    return lambda inst: inst.with_params(**p)
+
+
+def idealised(*, T: int, T2: int) -> ParamMap:
+    """Stage 1 replaced by its idealisation of Appendix C.1: every margin equals
+    ``A = T eta_0 / (4 ||W*_ov||^2)`` (:func:`bounds.A`)."""
+
+    def make(inst: Instance) -> Instance:
+        base = inst.with_params(T=T, T2=T2, stage1_margin=None)
+        margin = bounds.A(T, base.steps[0], safe_norm(evidence(base).w_ov_star))
+        return base.with_params(stage1_margin=margin)
+
+    return make
+
+
+def cor1(inst: Instance, *, k: int = 5, T: int = 3000) -> Instance:
+    """Corollary 1's threshold reached: ``T`` steps and ``eta_0 = c log T / T``,
+    ``c = 384 ||W*_ov||^k log(2|V|)``.
+
+    Stage 1 is scale-free in ``eta_0`` apart from the threshold, so choosing
+    ``eta_0`` this way reaches the corollary's hypotheses in ``T`` steps.
+    """
+    base = Instance(inst.dataset, None, T=T, T2=0)
+    c = bounds.cor1_threshold_constant(safe_norm(evidence(base).w_ov_star), inst.dataset.n_vocab, k)
+    eta0 = max(0.2 / math.sqrt(base.d), c * math.log(T) / T)
+    return Instance(inst.dataset, inst.embeddings, T=T, T2=0, eta0=eta0)
+
+
+def lemma7(*, idealise: bool, steps_after: int = 300, t0_budget: int = 600) -> ParamMap:
+    """Lemma 7's ``t_0`` reached: ``eta`` raised (never below the paper's) so that
+    ``t_0 <= t0_budget``; the run lasts ``t_0 + steps_after`` steps."""
+
+    def make(inst: Instance) -> Instance:
+        ds = inst.dataset
+        base = Instance(ds, None, T=900, T2=0)
+        ws = safe_norm(evidence(base).w_kq_star)
+        eta = max(0.05 / math.sqrt(base.d), 8 * ds.l_max * ws**2 / t0_budget)
+        t0 = bounds.lemma7_t0(eta, ds.l_max, ws)
+        out = Instance(ds, inst.embeddings, T=900, T2=t0 + steps_after, eta=eta)
+        return idealised(T=900, T2=t0 + steps_after)(out) if idealise else out
+
+    return make
+
+
+def thm2(inst: Instance, *, T2: int = 2500, decay: float = 8.0) -> Instance:
+    """Parameters under which Theorem 2's rate can show: ``C_1 T' >= decay``.
+
+    ``C_1 = eta/(4 L_max ||W*_kq||^2)``, so ``eta = decay 4 L_max ||W*||^2 / T'``,
+    never below the paper's ``0.05/sqrt(d)`` and never above 1 (the theorem
+    asks ``eta <= O(1)``).
+    """
+    base = Instance(inst.dataset, inst.embeddings, T=900, T2=0)
+    ws2 = safe_norm(evidence(base).w_kq_star) ** 2
+    eta = min(1.0, max(0.05 / math.sqrt(base.d), decay * 4 * inst.dataset.l_max * ws2 / T2))
+    return Instance(inst.dataset, inst.embeddings, T=900, T2=T2, eta=eta)

@@ -1,0 +1,205 @@
+"""Section 5.1, Appendix B and C.1: stage 1 of Algorithm 1 (training W_ov).
+
+Claims: Lemma 1 (norm), Lemma 2 (one-step inequality), Proposition 1
+(alignment, three readings of the exponent k; loss rate, two readings k'),
+Lemma 3 (equal off-target logits), Corollary 1 (margins in (A, 3A)) and its
+corrected form.  All are stated under Assumptions 1 and 2; stage 1 only
+depends on the collocation.  Every bound comes from :mod:`.bounds`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ntpcheck import model
+from ntpcheck.model import safe_norm
+from ntpcheck.training import collocation_arrays
+
+from ..framework.checks import RTOL, falsified, holds, inequality, not_reached, tighten, worst
+from ..framework.evidence import Evidence
+from ..framework.verdicts import Outcome
+from . import bounds
+
+__all__ = [
+    "check_lemma1",
+    "check_lemma2",
+    "check_prop1_alignment",
+    "check_prop1_loss",
+    "check_lemma3",
+    "check_cor1",
+    "check_cor1_corrected",
+    "lemma3_spread",
+    "sabotaged_stage1_weights",
+]
+
+
+def _stage1(ev: Evidence):
+    return ev.trajectory.stage1
+
+
+def check_lemma1(ev: Evidence) -> Outcome:
+    """Lemma 1: ``t eta_0 / (2 ||W*_ov||) <= ||W_ov^(t)|| <= t eta_0`` for every t."""
+    s = _stage1(ev)
+    eta0 = ev.eta0
+    ws = safe_norm(ev.w_ov_star)
+    t = s.steps
+    sc = np.maximum(t * eta0, 1e-300)
+    up = inequality(s.norm, bounds.lemma1_upper(t, eta0), t, sense="<=", what="upper bound t eta0", scale=sc)
+    lo = inequality(s.norm, bounds.lemma1_lower(t, eta0, ws), t, sense=">=", what="lower bound t eta0/(2||W*||)", scale=sc)
+    return worst(up, lo)
+
+
+def check_lemma2(ev: Evidence) -> Outcome:
+    """Lemma 2: ``<W, grad L0(W)> >= (||W||/||W*|| + 2 log(2|V|)) <W*, grad L0(W)>`` at every t >= 1.
+
+    (Read from the proof of Lemma 2: ``W' = (||W^(t)||/||W*|| + 2 log 2|V|) W*``
+    has smaller loss, and convexity gives the inequality.)
+    """
+    s = _stage1(ev)
+    Ws = ev.w_ov_star
+    E = ev.E
+    coll = collocation_arrays(ev.structure)
+    V = ev.dataset.n_vocab
+    lhs, rhs, steps = [], [], []
+    for t, W in zip(s.steps, s.weights):
+        if t < 1:
+            continue
+        G = model.stage1_grad(W, E, coll)[0]
+        nw = safe_norm(W)
+        lhs.append(float(np.sum(W * G)))
+        rhs.append(bounds.lemma2_bracket(nw, safe_norm(Ws), V) * float(np.sum(Ws * G)))
+        steps.append(t)
+    return inequality(np.array(lhs), np.array(rhs), np.array(steps), sense=">=", what="Lemma 2")
+
+
+def check_prop1_alignment(ev: Evidence, *, k: int = 1) -> Outcome:
+    """Proposition 1: ``1 - cos(W_ov^(t), W*_ov) <= 12 ||W*||^k log(2|V|) log t / (t eta_0)`` for t >= 2
+    (reading ``k``)."""
+    s = _stage1(ev)
+    mask = s.steps >= 2
+    t = s.steps[mask]
+    if not len(t):
+        return not_reached("Proposition 1 needs t >= 2")
+    bound = bounds.prop1_alignment(t, ev.eta0, safe_norm(ev.w_ov_star), ev.dataset.n_vocab, k)
+    return inequality(
+        s.one_minus_cos[mask], bound, t, sense="<=", what=f"Prop. 1 alignment (k={k})",
+        trivial=lambda b: b >= 2.0,
+    )
+
+
+def check_prop1_loss(ev: Evidence, *, k: int = 1) -> Outcome:
+    """Proposition 1: ``L_0(W^(t)) = O(exp(-eta_0 t / (4 ||W*||^k)))``.
+
+    An order claim: the tail rate ``-d log L_0 / dt`` (least squares over the
+    second half of the run) must be at least the claimed rate.  The smallest
+    constant in front, ``max_t L_0(t) exp(rate t)``, is reported.
+    """
+    s = _stage1(ev)
+    eta0 = ev.eta0
+    claimed = tighten(bounds.prop1_loss_rate(eta0, safe_norm(ev.w_ov_star), k), ">=")
+    ok = (s.loss > 0) & np.isfinite(s.loss)
+    t, L = s.steps[ok], s.loss[ok]
+    if len(t) < 8:
+        return not_reached("too few steps with a positive loss to fit a rate")
+    half = t >= t.max() / 2
+    rate = -float(np.polyfit(t[half], np.log(L[half]), 1)[0])
+    log_const = float(np.max(np.log(L) + claimed * t))
+    const = math.exp(log_const) if log_const < 700 else float("inf")
+    slack = (rate - claimed) / claimed
+    meas = {"rate": f"{rate:.4g} vs claimed {claimed:.4g}", "fitted_rate": rate, "claimed_rate": claimed, "smallest_constant": const, "t_max": int(t.max())}
+    if slack < -1e-3:  # a fitted slope; 0.1% covers the curvature of log(1 + x) over the tail
+        return falsified(slack, f"L_0 decays at rate {rate:.4g} < claimed {claimed:.4g}", **meas)
+    return holds(slack, f"L_0 decays at rate {rate:.4g} >= claimed {claimed:.4g}", **meas)
+
+
+def lemma3_spread(W: np.ndarray, E: np.ndarray, coll) -> float:
+    """``max |(e_i - e_i')^T W x|`` over x with a collocation and ``i, i' != n(x)``."""
+    U = W @ E
+    worst_ = 0.0
+    for x, y in zip(coll.source, coll.target):
+        col = np.delete(U[:, x], y)
+        if len(col) > 1:
+            worst_ = max(worst_, float(col.max() - col.min()))
+    return worst_
+
+
+def check_lemma3(ev: Evidence, *, weights: np.ndarray | None = None) -> Outcome:
+    """Lemma 3: ``(e_i - e_i')^T W_ov^(t) x = 0`` for all t, x, and ``i, i' != n(x)``.
+
+    Tolerance ``1e-9 (1 + ||W^(t)||)``: the entries are sums of identical
+    float64 terms (exactly equal with canonical embeddings, equal to rounding
+    ~1e-16 ||W|| with rotated ones).  ``weights`` replaces the trajectory's
+    (the input of the structural sabotage).
+    """
+    Ws = _stage1(ev).weights if weights is None else weights
+    coll = collocation_arrays(ev.structure)
+    spread = np.array([lemma3_spread(W, ev.E, coll) for W in Ws])
+    norms = np.array([safe_norm(W) for W in Ws])
+    steps = np.arange(len(Ws))
+    return inequality(spread, RTOL * (1 + norms), steps, sense="<=", what="Lemma 3 off-target spread", scale=1 + norms, rtol=0.0)
+
+
+def sabotaged_stage1_weights(ev: Evidence, steps: int = 50) -> np.ndarray:
+    """Stage 1 with a sabotaged update: the gradient gets an asymmetric perturbation."""
+    coll = collocation_arrays(ev.structure)
+    E = ev.E
+    W = np.zeros((ev.dataset.n_vocab, E.shape[0]))
+    out = [W.copy()]
+    bump = np.zeros_like(W)
+    bump[0, 0] = 0.1  # breaks the symmetry between off-target logits
+    for _ in range(steps):
+        G = model.stage1_grad(W, E, coll)[0]
+        G = G + bump * np.abs(G).max()
+        W = W - ev.eta0 * G / np.linalg.norm(G)
+        out.append(W.copy())
+    return np.array(out)
+
+
+def _cor1_margins(ev: Evidence, k: int) -> tuple[np.ndarray, float] | Outcome:
+    """The margins at T and ``A``, or ``not-reached`` below Corollary 1's threshold."""
+    T, eta0 = ev.T, ev.eta0
+    ws = safe_norm(ev.w_ov_star)
+    need = bounds.cor1_threshold_constant(ws, ev.dataset.n_vocab, k) * math.log(max(T, 2)) / eta0
+    if T < need:
+        return not_reached(f"T = {T} < 384 ||W*||^{k} log(2|V|) log T / eta0 = {need:.4g}", T=T, threshold=need)
+    m = _stage1(ev).margins[-1]
+    if not len(m):
+        return not_reached("no collocation pair, so no margin")
+    return m, bounds.A(T, eta0, ws)
+
+
+def check_cor1(ev: Evidence, *, k: int = 5) -> Outcome:
+    """Corollary 1: if ``T >= 384 ||W*||^k log(2|V|) log T / eta_0``, every margin
+    ``(e_{n(x)} - e_i)^T W^(T) x`` lies in ``(A, 3A)``, ``A = T eta_0/(4 ||W*||^2)``, and Lemma 3 holds."""
+    got = _cor1_margins(ev, k)
+    if isinstance(got, Outcome):
+        return got
+    m, A = got
+    T, eta0 = ev.T, ev.eta0
+    t = np.full(len(m), T)
+    lo = inequality(m, A * np.ones_like(m), t, sense=">=", what="margin > A", scale=A * np.ones_like(m))
+    hi = inequality(m, 3.0 * A * np.ones_like(m), t, sense="<=", what="margin < 3A", scale=A * np.ones_like(m))
+    out = worst(lo, hi, check_lemma3(ev))
+    return Outcome(out.verdict, out.slack, {**out.measured, "A": A, "max_margin_over_A": float(m.max() / A), "4||W*||": 4 * safe_norm(ev.w_ov_star), "eta0": eta0, "T": T}, out.detail)
+
+
+def check_cor1_corrected(ev: Evidence, *, k: int = 5) -> Outcome:
+    """Corollary 1 (corrected): under the same threshold, the margins lie in
+    ``(A, 4 ||W*|| A (1 + 2 ||W*|| sqrt(delta_T)))`` with ``delta_T`` Proposition 1's
+    bound for k = 1.  Derivation: margin = ``||W|| (e - e_i)^T (W*/||W*|| + D) x``
+    with ``||D|| = sqrt(2 (1 - cos))`` and ``||e - e_i|| = sqrt 2``, and
+    ``||W^(T)|| <= T eta_0 = 4 ||W*||^2 A`` (Lemma 1)."""
+    got = _cor1_margins(ev, k)
+    if isinstance(got, Outcome):
+        return got
+    m, A = got
+    T = ev.T
+    ws = safe_norm(ev.w_ov_star)
+    delta = float(bounds.prop1_alignment(np.array([T]), ev.eta0, ws, ev.dataset.n_vocab, 1)[0])
+    upper = bounds.cor1_corrected_upper(A, ws, delta)
+    t = np.full(len(m), T)
+    lo = inequality(m, A * np.ones_like(m), t, sense=">=", what="margin > A", scale=A * np.ones_like(m))
+    hi = inequality(m, upper * np.ones_like(m), t, sense="<=", what="margin < 4||W*||A(1+2||W*||sqrt(delta))", scale=A * np.ones_like(m))
+    return worst(lo, hi)

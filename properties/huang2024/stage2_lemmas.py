@@ -1,0 +1,209 @@
+"""Appendix C: the lemmas of stage 2 of Algorithm 1 (training W_kq).
+
+Claims: Lemma 4 (projection formula, under the idealised stage 1 of C.1),
+Lemma 5 (monotone optimal-token attention), Lemma 6 (linear norm growth),
+Lemma 7 (gradient alignment).  They are proved under the idealised stage-1
+output (every margin = A); they are registered for it and, separately, for
+the trained ``W_ov^(T)``.  Every bound comes from :mod:`.bounds`.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from ntpcheck import model
+from ntpcheck.model import safe_norm
+
+from ..framework.checks import inequality, not_reached, requires, vacuous, worst
+from ..framework.evidence import Evidence
+from ..framework.verdicts import Outcome, Verdict
+from . import bounds
+
+#: The precondition of every claim about W_kq's direction: Eq. (3) has a constraint.
+nonzero_w_kq = requires(lambda ev: safe_norm(ev.w_kq_star) > 0, "W*_kq = 0: no optimal/non-optimal pair to separate")
+
+__all__ = [
+    "nonzero_w_kq",
+    "lemma4_rhs",
+    "check_lemma4",
+    "check_lemma5",
+    "sabotaged_attention",
+    "check_lemma6",
+    "check_lemma7",
+]
+
+
+def _stage2(ev: Evidence):
+    return ev.trajectory.stage2
+
+
+def _A(ev: Evidence) -> float:
+    return bounds.A(ev.T, ev.eta0, safe_norm(ev.w_ov_star))
+
+
+def lemma4_rhs(ev: Evidence, Wkq: np.ndarray, Wp: np.ndarray, A: float, second_term: float = 1.0) -> float:
+    """Lemma 4's right-hand side: the projection ``<grad L, W'>`` written with ``A``.
+
+    ``A sum_n pi ([T]_y - 1) sum_{l in I(n)} phi_l (x_l - X phi)^T W' x_L
+      + A sum_n pi sum_{l not in I(n)} [T]_{n(x_l)} phi_l (x_l - X phi)^T W' x_L``
+    (the second term is 0 for a token without collocation; ``second_term=0``
+    drops it, the formula of the structural sabotage).
+    """
+    ds = ev.dataset
+    st = ev.structure
+    E = ev.E
+    arr = ds.arrays
+    phi = model.attention(Wkq, E, arr)
+    z = model.logits(ev.trajectory.W_ov, Wkq, E, arr, phi)
+    idx = ds.index
+    total = 0.0
+    for k, (s, pos) in enumerate(zip(ds.samples, st.optimal)):
+        toks = [idx[t] for t in s.sentence]
+        X = E[:, toks]
+        xq = X[:, -1]
+        ph = phi[k, : len(toks)]
+        xbar = X @ ph
+        y = idx[s.next]
+        # wrong-class probabilities without cancellation; [T]_y - 1 = -sum of them
+        _, p = model.cross_entropy_parts(z[k][None, :], np.array([y]))
+        p = p[0]
+        for l, i in enumerate(toks):
+            proj = float((X[:, l] - xbar) @ Wp @ xq)
+            if l in pos:
+                total += ds.pi[k] * (-p.sum()) * ph[l] * proj
+            else:
+                nx = st.collocation(s.sentence[l])
+                if nx is not None:
+                    total += second_term * ds.pi[k] * p[idx[nx]] * ph[l] * proj
+    return A * total
+
+
+def check_lemma4(ev: Evidence, *, rhs=lemma4_rhs) -> Outcome:
+    """Lemma 4: under idealised margins, ``<grad_{W_kq} L, W'>`` equals the formula above.
+
+    Checked at ``W_kq^(t)`` for several t along stage 2, with ``W'`` the
+    max-margin ``W*_kq`` and a random matrix.  An identity: relative error
+    above 1e-8 is a failure (both sides are float64 sums of ~100 terms).
+    ``rhs`` is the formula checked (replaced by a wrong one in the sabotage).
+    """
+    if not ev.idealised:
+        return not_reached("Lemma 4 is stated for the idealised stage-1 output (all margins = A)")
+    s = _stage2(ev)
+    A = _A(ev)
+    rng = np.random.default_rng(zlib.crc32(ev.key[0].encode()))
+    d = ev.d
+    Wps = [ev.w_kq_star, rng.standard_normal((d, d))]
+    picks = sorted(set(np.linspace(0, len(s.steps) - 1, 6).astype(int)))
+    errs, steps = [], []
+    for j in picks:
+        W = s.weights[j]
+        G = model.grad_kq(ev.trajectory.W_ov, W, ev.E, ev.dataset.arrays)[0]
+        for Wp in Wps:
+            lhs = float(np.sum(G * Wp))
+            right = rhs(ev, W, Wp, A)
+            scale = max(abs(lhs), abs(right), 1e-300) if max(abs(lhs), abs(right)) > 0 else 1.0
+            errs.append(abs(lhs - right) / scale)
+            steps.append(int(s.steps[j]))
+    errs = np.array(errs)
+    return inequality(errs, np.full(len(errs), 1e-8), np.array(steps), sense="<=", what="Lemma 4 relative error", scale=np.ones(len(errs)), rtol=0.0)
+
+
+def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcome:
+    """Lemma 5: for every t, n and optimal position l*: ``phi_l*^(t+1) >= phi_l*^(t) >= 1/L_max``,
+    and (the proof's induction) ``phi_l* >= phi_l`` for every non-optimal l.
+
+    Attention weights are in [0, 1] and computed to ~1e-16 absolute; a
+    decrease or a gap beyond 1e-12 is real.  ``attention`` replaces the
+    trajectory's (the input of the structural sabotage).
+    """
+    att = _stage2(ev).attention if attention is None else attention
+    ds = ev.dataset
+    st = ev.structure
+    L = ds.l_max
+    rows = [(k, l) for k, pos in enumerate(st.optimal) for l in pos if len(ds.samples[k].sentence) > 1]
+    if not rows or len(att) < 2:
+        return not_reached("no sample with an optimal position and another token")
+    ks = np.array([r[0] for r in rows])
+    ls = np.array([r[1] for r in rows])
+    opt = att[:, ks, ls]  # (steps, rows)
+    steps = np.arange(len(att))
+    mono = inequality(opt[:-1].min(axis=1) * 0 + np.min(opt[1:] - opt[:-1], axis=1), np.zeros(len(att) - 1), steps[:-1],
+                      sense=">=", what="phi_l*^(t+1) - phi_l*^(t)", scale=np.ones(len(att) - 1), rtol=1e-12)
+    floor = inequality(opt.min(axis=1), np.full(len(att), 1.0 / L), steps, sense=">=", what="phi_l* >= 1/L_max", scale=np.ones(len(att)), rtol=1e-12)
+    gaps = []
+    for k, pos in enumerate(st.optimal):
+        n_len = len(ds.samples[k].sentence)
+        non = [l for l in range(n_len) if l not in pos]
+        if pos and non:
+            gaps.append(att[:, k, list(pos)].min(axis=1) - att[:, k, non].max(axis=1))
+    dom = inequality(np.min(gaps, axis=0), np.zeros(len(att)), steps, sense=">=", what="phi_l* >= phi_l (non-optimal l)", scale=np.ones(len(att)), rtol=1e-12) if gaps else mono
+    return worst(mono, floor, dom)
+
+
+def sabotaged_attention(ev: Evidence, steps: int = 30) -> np.ndarray:
+    """Stage 2 with the update's sign flipped (gradient ascent): attention must be rejected."""
+    W = np.zeros((ev.d, ev.d))
+    arr = ev.dataset.arrays
+    out = [model.attention(W, ev.E, arr)]
+    for _ in range(steps):
+        G = model.grad_kq(ev.trajectory.W_ov, W, ev.E, arr)[0]
+        if not G.any():
+            break
+        W = W + ev.eta * G / np.linalg.norm(G)
+        out.append(model.attention(W, ev.E, arr))
+    return np.array(out)
+
+
+@nonzero_w_kq
+def check_lemma6(ev: Evidence) -> Outcome:
+    """Lemma 6 (zero init): ``t eta / (2 L_max ||W*_kq||) <= ||W_kq^(t)|| <= t eta``."""
+    s = _stage2(ev)
+    eta = ev.eta
+    ws = safe_norm(ev.w_kq_star)
+    t = s.steps
+    sc = np.maximum(t * eta, 1e-300)
+    up = inequality(s.norm, bounds.lemma6_upper(t, eta), t, sense="<=", what="||W^(t)|| <= t eta", scale=sc)
+    lo = inequality(s.norm, bounds.lemma6_lower(t, eta, ev.dataset.l_max, ws), t, sense=">=", what="||W^(t)|| >= t eta/(2 L_max ||W*||)", scale=sc)
+    return worst(up, lo)
+
+
+@nonzero_w_kq
+def check_lemma7(ev: Evidence) -> Outcome:
+    """Lemma 7: for ``t >= t_0``, ``<grad L, W/||W||> >= (1 + alpha_t) <grad L, W*/||W*||>``,
+    ``alpha_t = 4 N L_max^2 ||W*||^2 (1 + log(2 L_max ||W^(t)||)) / ||W^(t)||``.
+
+    Both sides are negative.  Vacuous at t if ``(1 + alpha_t) |<grad, W*/||W*||>| >= ||grad||``
+    (then Cauchy-Schwarz alone implies it).
+    """
+    s = _stage2(ev)
+    ws = ev.w_kq_star
+    nws = safe_norm(ws)
+    N, L = ev.dataset.n_samples, ev.dataset.l_max
+    t0 = bounds.lemma7_t0(ev.eta, L, nws)
+    if s.steps.max() < t0:
+        return not_reached(f"the run stops at t = {s.steps.max()} < t_0 = {t0}", t0=t0)
+    lhs, rhs, triv, steps = [], [], [], []
+    for t, W in zip(s.steps, s.weights):
+        if t < t0:
+            continue
+        G = model.grad_kq(ev.trajectory.W_ov, W, ev.E, ev.dataset.arrays)[0]
+        sc = float(np.max(np.abs(G)))
+        if sc == 0:
+            break
+        G = G / sc
+        nw = safe_norm(W)
+        alpha = bounds.lemma7_alpha(N, L, nws, nw)
+        a = float(np.sum(G * W)) / nw
+        b = float(np.sum(G * ws)) / nws
+        lhs.append(a)
+        rhs.append((1 + alpha) * b)
+        triv.append((1 + alpha) * abs(b) >= np.linalg.norm(G))
+        steps.append(t)
+    if not steps:
+        return not_reached("the gradient underflowed before t_0")
+    out = inequality(np.array(lhs), np.array(rhs), np.array(steps), sense=">=", what="Lemma 7", scale=np.abs(np.array(rhs)) + 1e-300)
+    if out.verdict is Verdict.HOLDS and all(triv):
+        return vacuous(out.slack, f"Lemma 7: implied by Cauchy-Schwarz at every t in [{t0}, {max(steps)}]", **out.measured, t0=t0)
+    return Outcome(out.verdict, out.slack, {**out.measured, "t0": t0}, out.detail)

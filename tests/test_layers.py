@@ -1,0 +1,144 @@
+"""The package's shape: layers import only downward, no import cycles, small modules, one import name.
+
+Layers, lowest first (README, "Layout"):
+
+0. the math core ``ntpcheck.*`` (data, text format, structure, model,
+   training, max-margin problems and solvers, construct, synthetic);
+1. ``ntpcheck.strategies`` (Hypothesis strategies);
+2. ``ntpcheck.properties.framework`` and the paper registry ``ntpcheck.properties``;
+3. one package per paper, ``ntpcheck.properties.<paper>``;
+4. the application ``ntpcheck.app`` (CLI, rendering, figures, bench) and ``ntpcheck.__main__``.
+
+A module may import its own layer and the layers below.  The core imports
+neither Hypothesis nor anything above it.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+#: folder -> the import name it is installed under (pyproject's package-dir)
+FOLDERS = {"ntpcheck": "ntpcheck", "strategies": "ntpcheck.strategies", "properties": "ntpcheck.properties"}
+MAX_LINES = 400
+
+#: The one cycle allowed: a Dataset prints itself in the text format (``Dataset.__repr__``
+#: imports ``textformat`` lazily), and the text format builds datasets.
+ALLOWED_CYCLES = [{"ntpcheck.data", "ntpcheck.textformat"}]
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for folder, name in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join([name, *parts])] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_package(mod: str) -> bool:
+    return MODULES[mod].name == "__init__.py"
+
+
+def _imports(mod: str) -> set[str]:
+    """Every module ``mod`` imports (at top level or inside functions), resolved to our names."""
+    tree = ast.parse(MODULES[mod].read_text())
+    package = mod if _is_package(mod) else mod.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module
+            for a in node.names:
+                sub = f"{target}.{a.name}"
+                found.add(sub if sub in MODULES else target)
+    return found
+
+
+def layer(mod: str) -> int:
+    if mod == "ntpcheck.__main__" or mod.startswith("ntpcheck.app"):
+        return 4
+    if mod.startswith("ntpcheck.properties."):
+        return 2 if mod.startswith("ntpcheck.properties.framework") else 3
+    if mod == "ntpcheck.properties":
+        return 2
+    if mod.startswith("ntpcheck.strategies"):
+        return 1
+    return 0
+
+
+def _graph() -> nx.DiGraph:
+    g = nx.DiGraph()
+    for mod in MODULES:
+        g.add_node(mod)
+        for imp in _imports(mod):
+            if imp in MODULES and imp != mod:
+                g.add_edge(mod, imp)
+    return g
+
+
+def test_the_layers_are_recognised():
+    layers = {layer(m) for m in MODULES}
+    assert layers == {0, 1, 2, 3, 4}
+    assert "ntpcheck.properties.huang2024.bounds" in MODULES and "ntpcheck.strategies.datasets" in MODULES
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_imports_go_downward(mod):
+    up = sorted(imp for imp in _imports(mod) if imp in MODULES and layer(imp) > layer(mod))
+    assert not up, f"{mod} (layer {layer(mod)}) imports from a higher layer: {up}"
+
+
+@pytest.mark.parametrize("mod", sorted(m for m in MODULES if layer(m) == 0))
+def test_core_does_not_import_hypothesis(mod):
+    bad = sorted(imp for imp in _imports(mod) if imp.split(".")[0] in ("hypothesis", "strategies", "properties", "pytest"))
+    assert not bad, f"the math core module {mod} imports {bad}"
+
+
+def test_framework_is_paper_independent():
+    papers = {m for m in MODULES if layer(m) == 3}
+    for mod in MODULES:
+        if mod.startswith("ntpcheck.properties.framework"):
+            assert not (_imports(mod) & papers), mod
+
+
+def test_no_import_cycles():
+    cycles = [set(c) for c in nx.simple_cycles(_graph())]
+    # A package's __init__ re-exporting its own submodules is not a dependency cycle between jobs.
+    cycles = [c for c in cycles if not any(_is_package(m) and all(x == m or x.startswith(m + ".") for x in c) for m in c)]
+    unexpected = [sorted(c) for c in cycles if c not in ALLOWED_CYCLES]
+    assert not unexpected, f"import cycles: {unexpected}"
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_no_module_over_400_lines(mod):
+    n = len(MODULES[mod].read_text().splitlines())
+    assert n <= MAX_LINES, f"{mod} has {n} lines (split it by job)"
+
+
+def test_only_ntpcheck_is_installed_as_a_top_level_name(tmp_path):
+    """From an empty directory: the namespaced packages import, the generic names do not."""
+    code = (
+        "import importlib.util, ntpcheck.strategies, ntpcheck.properties\n"
+        "assert importlib.util.find_spec('strategies') is None, 'strategies importable'\n"
+        "assert importlib.util.find_spec('properties') is None, 'properties importable'\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env={"PATH": ""})
+    assert r.returncode == 0, r.stderr
