@@ -282,7 +282,17 @@ def check_prefix(ds: Dataset | Structure) -> CheckResult:
 
 
 def check_all(ds: Dataset | Structure, embeddings: np.ndarray | None = None) -> dict[str, CheckResult]:
-    """Run every check: keys ``1i, 1ii, 2, 3, prefix, realizable``."""
+    """Run every check: keys ``1i, 1ii, 2, 3, prefix, realizable``.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> {k: r.holds for k, r in check_all(ntpcheck.load("example1")).items()}
+    {'1i': True, '1ii': True, '2': True, '3': True, 'prefix': True, 'realizable': True}
+    >>> r = check_all(ntpcheck.loads("a -> b\\na -> c\\n"))["1i"]
+    >>> r.holds, r.violations[0].message
+    (False, "one-token sentence 'a' has several next tokens: b, c")
+    """
     st = _structure(ds)
     return {
         "1i": check_1i(st),

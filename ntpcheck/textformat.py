@@ -81,6 +81,14 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
     ------
     DatasetFormatError
         On any malformed line; the message carries the line number.
+
+    Examples
+    --------
+    >>> ds = loads("A B C      # a sequence: A -> B and A B -> C\\nB -> A @ 2\\n")
+    >>> [(" ".join(s.sentence), s.next) for s in ds.samples]
+    [('A', 'B'), ('A B', 'C'), ('B', 'A')]
+    >>> [round(float(p), 3) for p in ds.pi]
+    [0.25, 0.25, 0.5]
     """
     if not isinstance(text, str):
         raise DatasetFormatError("dataset text must be a string", None, source)
@@ -154,6 +162,13 @@ def dumps(dataset: Dataset, header: str | None = None) -> str:
     Maximal chains ``x_1 -> x_2 -> ... -> x_L`` whose prefix samples are all
     present with the same weight, and not yet written, become one sequence
     line; every other sample becomes a ``->`` line.
+
+    Examples
+    --------
+    >>> print(dumps(loads("A -> B\\nA B -> C\\n")), end="")
+    A B C
+    >>> loads(dumps(load("example1"))) == load("example1")
+    True
     """
     by_key = {s.key: s for s in dataset.samples}
     covered: set = set()

@@ -361,6 +361,15 @@ def train(
         Directions for the alignment curves; by default the max-margin
         solutions ``W*_ov`` (Eq. 2) and ``W*_kq`` (Eq. 3), computed by
         :func:`ntpcheck.maxmargin.reference_solutions`.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> traj = train(ntpcheck.load("example1"), TrainingConfig(T=300, T2=300))
+    >>> bool(traj.stage1.loss[-1] < traj.stage1.loss[0]), bool(traj.stage2.loss[-1] < traj.stage2.loss[0])
+    (True, True)
+    >>> float(traj.stage1.norm[-1]) <= 300 * traj.eta0    # Lemma 1's upper bound
+    True
     """
     st = as_structure(dataset)
     E = as_embeddings(embeddings, st.dataset.n_vocab)

@@ -89,11 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--predict", action="append", default=[], metavar="SENTENCE", help='e.g. --predict "S P" (repeatable)')
 
     p = sub.add_parser("verify", help="check the paper's claims (the main job)")
-    _add_paper(p)
-    p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
-    p.add_argument("--profile", choices=["quick", "default", "thorough"], default="default")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
+    _add_claim_run(p, default_profile="default")
     p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
     p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
 
@@ -109,20 +105,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
 
     p = sub.add_parser("matrix", help="assumption-necessity matrix: each claim on data breaking one condition")
-    _add_paper(p)
-    p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
-    p.add_argument("--profile", choices=["quick", "default", "thorough"], default="quick")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
+    _add_claim_run(p, default_profile="quick")
 
     sub.add_parser("papers", help="the papers whose claims ntpcheck checks, with their claim counts")
     return parser
 
 
-def _add_paper(p: argparse.ArgumentParser) -> None:
+def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
+    """Options shared by the commands that run claims (verify, matrix)."""
     from ntpcheck.properties import DEFAULT_PAPER
+    from ntpcheck.properties.framework import PROFILES
 
     p.add_argument("--paper", default=DEFAULT_PAPER, help=f"which paper's claims (default {DEFAULT_PAPER}; see `ntpcheck papers`)")
+    p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
+    p.add_argument("--profile", choices=list(PROFILES), default=default_profile)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
 
 
 def _embeddings(args, n_vocab: int) -> np.ndarray:

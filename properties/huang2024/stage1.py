@@ -21,6 +21,7 @@ from ..framework.checks import RTOL, falsified, holds, inequality, not_reached, 
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome
 from . import bounds
+from . import quantities as q
 
 __all__ = [
     "check_lemma1",
@@ -35,13 +36,9 @@ __all__ = [
 ]
 
 
-def _stage1(ev: Evidence):
-    return ev.trajectory.stage1
-
-
 def check_lemma1(ev: Evidence) -> Outcome:
     """Lemma 1: ``t eta_0 / (2 ||W*_ov||) <= ||W_ov^(t)|| <= t eta_0`` for every t."""
-    s = _stage1(ev)
+    s = q.stage1(ev)
     eta0 = ev.eta0
     ws = safe_norm(ev.w_ov_star)
     t = s.steps
@@ -57,7 +54,7 @@ def check_lemma2(ev: Evidence) -> Outcome:
     (Read from the proof of Lemma 2: ``W' = (||W^(t)||/||W*|| + 2 log 2|V|) W*``
     has smaller loss, and convexity gives the inequality.)
     """
-    s = _stage1(ev)
+    s = q.stage1(ev)
     Ws = ev.w_ov_star
     E = ev.E
     coll = collocation_arrays(ev.structure)
@@ -77,7 +74,7 @@ def check_lemma2(ev: Evidence) -> Outcome:
 def check_prop1_alignment(ev: Evidence, *, k: int = 1) -> Outcome:
     """Proposition 1: ``1 - cos(W_ov^(t), W*_ov) <= 12 ||W*||^k log(2|V|) log t / (t eta_0)`` for t >= 2
     (reading ``k``)."""
-    s = _stage1(ev)
+    s = q.stage1(ev)
     mask = s.steps >= 2
     t = s.steps[mask]
     if not len(t):
@@ -96,7 +93,7 @@ def check_prop1_loss(ev: Evidence, *, k: int = 1) -> Outcome:
     second half of the run) must be at least the claimed rate.  The smallest
     constant in front, ``max_t L_0(t) exp(rate t)``, is reported.
     """
-    s = _stage1(ev)
+    s = q.stage1(ev)
     eta0 = ev.eta0
     claimed = tighten(bounds.prop1_loss_rate(eta0, safe_norm(ev.w_ov_star), k), ">=")
     ok = (s.loss > 0) & np.isfinite(s.loss)
@@ -133,7 +130,7 @@ def check_lemma3(ev: Evidence, *, weights: np.ndarray | None = None) -> Outcome:
     ~1e-16 ||W|| with rotated ones).  ``weights`` replaces the trajectory's
     (the input of the structural sabotage).
     """
-    Ws = _stage1(ev).weights if weights is None else weights
+    Ws = q.stage1(ev).weights if weights is None else weights
     coll = collocation_arrays(ev.structure)
     spread = np.array([lemma3_spread(W, ev.E, coll) for W in Ws])
     norms = np.array([safe_norm(W) for W in Ws])
@@ -164,7 +161,7 @@ def _cor1_margins(ev: Evidence, k: int) -> tuple[np.ndarray, float] | Outcome:
     need = bounds.cor1_threshold_constant(ws, ev.dataset.n_vocab, k) * math.log(max(T, 2)) / eta0
     if T < need:
         return not_reached(f"T = {T} < 384 ||W*||^{k} log(2|V|) log T / eta0 = {need:.4g}", T=T, threshold=need)
-    m = _stage1(ev).margins[-1]
+    m = q.stage1(ev).margins[-1]
     if not len(m):
         return not_reached("no collocation pair, so no margin")
     return m, bounds.A(T, eta0, ws)

@@ -20,6 +20,7 @@ from ..framework.checks import inequality, not_reached, requires, vacuous, worst
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome, Verdict
 from . import bounds
+from . import quantities as q
 
 #: The precondition of every claim about W_kq's direction: Eq. (3) has a constraint.
 nonzero_w_kq = requires(lambda ev: safe_norm(ev.w_kq_star) > 0, "W*_kq = 0: no optimal/non-optimal pair to separate")
@@ -33,14 +34,6 @@ __all__ = [
     "check_lemma6",
     "check_lemma7",
 ]
-
-
-def _stage2(ev: Evidence):
-    return ev.trajectory.stage2
-
-
-def _A(ev: Evidence) -> float:
-    return bounds.A(ev.T, ev.eta0, safe_norm(ev.w_ov_star))
 
 
 def lemma4_rhs(ev: Evidence, Wkq: np.ndarray, Wp: np.ndarray, A: float, second_term: float = 1.0) -> float:
@@ -90,8 +83,8 @@ def check_lemma4(ev: Evidence, *, rhs=lemma4_rhs) -> Outcome:
     """
     if not ev.idealised:
         return not_reached("Lemma 4 is stated for the idealised stage-1 output (all margins = A)")
-    s = _stage2(ev)
-    A = _A(ev)
+    s = q.stage2(ev)
+    A = q.A(ev)
     rng = np.random.default_rng(zlib.crc32(ev.key[0].encode()))
     d = ev.d
     Wps = [ev.w_kq_star, rng.standard_normal((d, d))]
@@ -118,7 +111,7 @@ def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcom
     decrease or a gap beyond 1e-12 is real.  ``attention`` replaces the
     trajectory's (the input of the structural sabotage).
     """
-    att = _stage2(ev).attention if attention is None else attention
+    att = q.stage2(ev).attention if attention is None else attention
     ds = ev.dataset
     st = ev.structure
     L = ds.l_max
@@ -159,7 +152,7 @@ def sabotaged_attention(ev: Evidence, steps: int = 30) -> np.ndarray:
 @nonzero_w_kq
 def check_lemma6(ev: Evidence) -> Outcome:
     """Lemma 6 (zero init): ``t eta / (2 L_max ||W*_kq||) <= ||W_kq^(t)|| <= t eta``."""
-    s = _stage2(ev)
+    s = q.stage2(ev)
     eta = ev.eta
     ws = safe_norm(ev.w_kq_star)
     t = s.steps
@@ -177,7 +170,7 @@ def check_lemma7(ev: Evidence) -> Outcome:
     Both sides are negative.  Vacuous at t if ``(1 + alpha_t) |<grad, W*/||W*||>| >= ||grad||``
     (then Cauchy-Schwarz alone implies it).
     """
-    s = _stage2(ev)
+    s = q.stage2(ev)
     ws = ev.w_kq_star
     nws = safe_norm(ws)
     N, L = ev.dataset.n_samples, ev.dataset.l_max

@@ -17,6 +17,7 @@ from ..framework.checks import RTOL, falsified, fitted_loglog_slope, holds, ineq
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome
 from . import bounds
+from . import quantities as q
 from .stage2_lemmas import nonzero_w_kq
 
 __all__ = [
@@ -31,19 +32,11 @@ __all__ = [
 ]
 
 
-def _stage2(ev: Evidence):
-    return ev.trajectory.stage2
-
-
-def _A(ev: Evidence) -> float:
-    return bounds.A(ev.T, ev.eta0, safe_norm(ev.w_ov_star))
-
-
 @nonzero_w_kq
 def check_thm1_norm(ev: Evidence, *, with_lmax: bool = False) -> Outcome:
     """Theorem 1: ``t eta / (2 ||W*_kq||) <= ||W_kq^(t)|| <= t eta`` for t >= 2
     (reading ``with_lmax``: ``2 L_max ||W*||`` in the denominator, as in Lemma 6)."""
-    s = _stage2(ev)
+    s = q.stage2(ev)
     eta = ev.eta
     ws = safe_norm(ev.w_kq_star)
     m = s.steps >= 2
@@ -62,7 +55,7 @@ def check_thm1_alignment(ev: Evidence) -> Outcome:
     the bound smaller, so ``holds``/``vacuous`` are conclusive and a
     ``falsified`` would only mean the main term alone is not enough.
     """
-    s = _stage2(ev)
+    s = q.stage2(ev)
     m = s.steps >= 2
     t = s.steps[m]
     bound = bounds.thm1_alignment(t, ev.eta, ev.dataset.n_samples, ev.dataset.l_max, safe_norm(ev.w_kq_star))
@@ -73,7 +66,7 @@ def check_thm1_rate(ev: Evidence) -> Outcome:
     """Theorem 1's rate ``1 - cos = O(log^2 t / t)``: the fitted log-log slope of the
     tail must not exceed the local slope of ``log^2 t / t`` (``-1 + 2/log t``) by more
     than 0.05 (a fitted slope over half a decade; 0.05 covers its noise)."""
-    s = _stage2(ev)
+    s = q.stage2(ev)
     y = s.one_minus_cos
     t = s.steps
     tail = (t >= t.max() / 2) & np.isfinite(y)
@@ -110,7 +103,7 @@ def check_thm2_attention(ev: Evidence) -> Outcome:
     the ``c_0`` that threshold corresponds to; ``not-reached`` if it does
     not hold at the last step (a larger c_0 might still rescue it).
     """
-    s = _stage2(ev)
+    s = q.stage2(ev)
     st = ev.structure
     ds = ev.dataset
     ws = safe_norm(ev.w_kq_star)
@@ -139,10 +132,10 @@ def check_thm2_attention(ev: Evidence) -> Outcome:
 def check_thm2_loss(ev: Evidence) -> Outcome:
     """Theorem 2: beyond the thresholds, ``L(theta^(t)) <= |V| exp(-A + 2 A L_max / (L_max + exp(C_1 t)))``,
     ``A = C_0 T = T eta_0 / (4 ||W*_ov||^2)`` (the claimed ``L - L* <= ... - L*``, with ``L*`` cancelled)."""
-    s = _stage2(ev)
+    s = q.stage2(ev)
     ws = safe_norm(ev.w_kq_star)
     L = ev.dataset.l_max
-    logb = tighten_log(bounds.thm2_log_loss(s.steps, _A(ev), bounds.C1(ev.eta, L, ws), L, ev.dataset.n_vocab), "<=")
+    logb = tighten_log(bounds.thm2_log_loss(s.steps, q.A(ev), bounds.C1(ev.eta, L, ws), L, ev.dataset.n_vocab), "<=")
     with np.errstate(divide="ignore"):
         logl = np.log(s.loss)
     ok = logl <= logb + RTOL * np.maximum(1, np.abs(logb))
@@ -177,7 +170,7 @@ def check_fn3(ev: Evidence, *, reading: str = "equal") -> Outcome:
     log_lim = log_limit_loss(ev)
     if not np.isfinite(log_lim):
         return not_reached("a sample has no optimal token")
-    log_star = bounds.fn3_log_L_star(_A(ev), ev.dataset.n_vocab)
+    log_star = bounds.fn3_log_L_star(q.A(ev), ev.dataset.n_vocab)
     meas = {"log_min_loss": log_lim, "log_L_star": log_star, "ratio_min_over_L*": math.exp(log_lim - log_star) if log_lim - log_star < 700 else float("inf")}
     if reading == "equal":
         gap = abs(log_lim - log_star)
