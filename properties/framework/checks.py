@@ -46,6 +46,7 @@ __all__ = [
     "falsified",
     "vacuous",
     "worst",
+    "between",
     "fitted_loglog_slope",
     "requires",
     "tightened",
@@ -190,6 +191,13 @@ def inequality(
         measured["informative_from_t"] = int(steps[np.argmax(~triv)])
     o = holds(float(slack[k]), f"{what}: holds at all {len(steps)} steps up to t = {steps.max()}", **measured)
     return Outcome(o.verdict, o.slack, o.measured, o.detail, series)
+
+
+def between(measured, lower, upper, steps, *, scale, what_lower: str, what_upper: str) -> Outcome:
+    """``lower <= measured <= upper`` at every recorded step: the worst of the two :func:`inequality` checks."""
+    up = inequality(measured, upper, steps, sense="<=", what=what_upper, scale=scale)
+    lo = inequality(measured, lower, steps, sense=">=", what=what_lower, scale=scale)
+    return worst(up, lo)
 
 
 def fitted_loglog_slope(t: np.ndarray, y: np.ndarray, tail: float = 0.5) -> float:

@@ -14,9 +14,7 @@ from functools import partial
 
 import numpy as np
 
-import ntpcheck
 from ntpcheck import model
-from ntpcheck.instance import Instance
 
 from ..framework.claim import Claim, Structural, Tighten
 from ..framework.evidence import evidence
@@ -74,10 +72,10 @@ def tighten(factor: float, *, on=setups.example1, counts_not_reached: bool = Fal
 
 
 def structural(setup, check, what: str, **inputs) -> Structural:
-    """``check`` on Example 1 (after ``setup``) with sabotaged ``inputs``, each computed from the evidence."""
+    """``check`` on Example 1 (after ``setup``, if any) with sabotaged ``inputs``, each computed from the evidence."""
 
     def run():
-        ev = evidence(setup(setups.example1()))
+        ev = evidence(setups.example1() if setup is None else setup(setups.example1()))
         return check(ev, **{k: f(ev) for k, f in inputs.items()})
 
     return Structural(run, what)
@@ -128,7 +126,7 @@ CLAIMS: tuple[Claim, ...] = (
           sabotage=structural(STAGE1, check_lemma3, "an asymmetric bump in the stage-1 update", weights=sabotaged_stage1_weights)),
     Claim("Cor. 1", "App. C.1", "if T >= 384 ||W*_ov||^5 log(2|V|) log T/eta_0: A < (e_{n(x)} - e_i)^T W_ov^(T) x < 3A, "
           "A = T eta_0/(4||W*_ov||^2) (Cor. 1)", ASSUMPTIONS_1_2, REALIZABLE, check_cor1, setup=setups.cor1, reading="k=5",
-          sabotage=tighten(0.25, on=lambda: Instance(ntpcheck.loads("A -> A\nvocab: A B\n"))),
+          sabotage=tighten(0.25, on=setups.one_self_loop),
           expect=Verdict.FALSIFIED, finding=findings.COR1_UPPER,
           notes="k = 5 is the reading consistent with Prop. 1 for k = 1 (the proof needs "
                 "T^2 eta_0^2/(16||W*||^4) >= 24 T eta_0 ||W*|| log(2|V|) log T)."),
@@ -195,11 +193,11 @@ CLAIMS: tuple[Claim, ...] = (
                               sentences=_fixed(_wrong_targets))),
     Claim("Ex. 1", "§4.1", "Example 1: collocation S->V, V->O, O->P, P->S; S >_S P; V >_V S; O >_O S, O >_O V; O >_P P",
           ASSUMPTIONS_1_2_3, EXAMPLE1, check_example1,
-          sabotage=structural(lambda i: i, check_example1, "the order under P reversed",
+          sabotage=structural(None, check_example1, "the order under P reversed",
                               expected_orders=_fixed({"P": {("P", "O")}}))),
     Claim("Ex. 2", "§6", "Example 2: trained on Example 1, 'S P' is predicted V and 'O S P' is predicted P", ASSUMPTIONS_1_2_3,
           EXAMPLE1, check_example2,
-          sabotage=structural(lambda i: i, check_example2, "'S P' expected to give O", expected=_fixed({"S P": "O"}))),
+          sabotage=structural(None, check_example2, "'S P' expected to give O", expected=_fixed({"S P": "O"}))),
     Claim("§7", "§7", "Section 7 / Figure 2: |V| = 20, d = |V|, paper's step sizes, 900 + 900 steps: losses fall, alignment "
           "improves, norms grow linearly", ASSUMPTIONS_1_2_3, setups.section7, check_section7, sabotage=tighten(1e-59)),
 )

@@ -34,6 +34,7 @@ __all__ = [
     "section7",
     "breaking",
     "example1",
+    "one_self_loop",
     "params",
     "idealised",
     "cor1",
@@ -86,6 +87,11 @@ def breaking(condition: str, profile: str) -> st.SearchStrategy[Instance]:
 def example1() -> Instance:
     """Example 1 of the paper with the Section 7 parameters (the sabotages' reference)."""
     return Instance(ntpcheck.load("example1"))
+
+
+def one_self_loop() -> Instance:
+    """``A -> A`` over the vocabulary ``A B``: the smallest dataset with a collocation."""
+    return Instance(ntpcheck.loads("A -> A\nvocab: A B\n"))
 
 
 def params(**p) -> ParamMap:

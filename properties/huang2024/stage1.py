@@ -17,7 +17,7 @@ from ntpcheck import model
 from ntpcheck.model import safe_norm
 from ntpcheck.training import collocation_arrays
 
-from ..framework.checks import RTOL, falsified, holds, inequality, not_reached, tighten, worst
+from ..framework.checks import between, RTOL, falsified, holds, inequality, not_reached, tighten, worst
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome
 from . import bounds
@@ -42,10 +42,8 @@ def check_lemma1(ev: Evidence) -> Outcome:
     eta0 = ev.eta0
     ws = safe_norm(ev.w_ov_star)
     t = s.steps
-    sc = np.maximum(t * eta0, 1e-300)
-    up = inequality(s.norm, bounds.lemma1_upper(t, eta0), t, sense="<=", what="upper bound t eta0", scale=sc)
-    lo = inequality(s.norm, bounds.lemma1_lower(t, eta0, ws), t, sense=">=", what="lower bound t eta0/(2||W*||)", scale=sc)
-    return worst(up, lo)
+    return between(s.norm, bounds.lemma1_lower(t, eta0, ws), bounds.lemma1_upper(t, eta0), t, scale=np.maximum(t * eta0, 1e-300),
+                   what_lower="lower bound t eta0/(2||W*||)", what_upper="upper bound t eta0")
 
 
 def check_lemma2(ev: Evidence) -> Outcome:

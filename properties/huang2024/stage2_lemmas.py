@@ -16,7 +16,7 @@ import numpy as np
 from ntpcheck import model
 from ntpcheck.model import safe_norm
 
-from ..framework.checks import inequality, not_reached, requires, vacuous, worst
+from ..framework.checks import between, inequality, not_reached, requires, vacuous, worst
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome, Verdict
 from . import bounds
@@ -156,10 +156,8 @@ def check_lemma6(ev: Evidence) -> Outcome:
     eta = ev.eta
     ws = safe_norm(ev.w_kq_star)
     t = s.steps
-    sc = np.maximum(t * eta, 1e-300)
-    up = inequality(s.norm, bounds.lemma6_upper(t, eta), t, sense="<=", what="||W^(t)|| <= t eta", scale=sc)
-    lo = inequality(s.norm, bounds.lemma6_lower(t, eta, ev.dataset.l_max, ws), t, sense=">=", what="||W^(t)|| >= t eta/(2 L_max ||W*||)", scale=sc)
-    return worst(up, lo)
+    return between(s.norm, bounds.lemma6_lower(t, eta, ev.dataset.l_max, ws), bounds.lemma6_upper(t, eta), t,
+                   scale=np.maximum(t * eta, 1e-300), what_lower="||W^(t)|| >= t eta/(2 L_max ||W*||)", what_upper="||W^(t)|| <= t eta")
 
 
 @nonzero_w_kq

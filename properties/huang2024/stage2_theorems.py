@@ -13,7 +13,7 @@ import numpy as np
 
 from ntpcheck.model import safe_norm
 
-from ..framework.checks import RTOL, falsified, fitted_loglog_slope, holds, inequality, not_reached, tighten, tighten_log, vacuous, worst
+from ..framework.checks import between, RTOL, falsified, fitted_loglog_slope, holds, inequality, not_reached, tighten, tighten_log, vacuous
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome
 from . import bounds
@@ -41,10 +41,8 @@ def check_thm1_norm(ev: Evidence, *, with_lmax: bool = False) -> Outcome:
     ws = safe_norm(ev.w_kq_star)
     m = s.steps >= 2
     t = s.steps[m]
-    sc = t * eta
-    up = inequality(s.norm[m], bounds.lemma6_upper(t, eta), t, sense="<=", what="||W^(t)|| <= t eta", scale=sc)
-    lo = inequality(s.norm[m], bounds.thm1_norm_lower(t, eta, ws, ev.dataset.l_max if with_lmax else 1), t, sense=">=", what=f"||W^(t)|| >= t eta/({'2 L_max' if with_lmax else '2'} ||W*||)", scale=sc)
-    return worst(up, lo)
+    return between(s.norm[m], bounds.thm1_norm_lower(t, eta, ws, ev.dataset.l_max if with_lmax else 1), bounds.lemma6_upper(t, eta), t,
+                   scale=t * eta, what_lower=f"||W^(t)|| >= t eta/({'2 L_max' if with_lmax else '2'} ||W*||)", what_upper="||W^(t)|| <= t eta")
 
 
 @nonzero_w_kq
