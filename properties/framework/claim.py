@@ -121,11 +121,6 @@ class Claim:
     def name(self) -> str:
         return self.id if self.reading is None else f"{self.id} [{self.reading}]"
 
-    # The reading used to be called "variant"; JSON keeps that key.
-    @property
-    def variant(self) -> str | None:
-        return self.reading
-
 
 @dataclass(frozen=True)
 class Paper:
