@@ -275,11 +275,12 @@ def _idealised(cfg, ds, E):
     """``cfg`` with stage 1 replaced by Appendix C.1's idealisation: margins ``A`` (Cor. 1)."""
     from dataclasses import replace
 
-    from ntpcheck.maxmargin import eq2_closed_form
-    from ntpcheck.model import safe_norm
-    from ntpcheck.properties.huang2024.bounds import A
+    from ntpcheck.instance import Instance
+    from ntpcheck.properties.framework import evidence
+    from ntpcheck.properties.huang2024 import quantities
 
-    return replace(cfg, stage1_margin=A(cfg.T, cfg.step_sizes(E.shape[0])[0], safe_norm(eq2_closed_form(ds, E))))
+    inst = Instance(ds, E, T=cfg.T, T2=cfg.T2, eta0=cfg.eta0, eta=cfg.eta)
+    return replace(cfg, stage1_margin=quantities.A(evidence(inst)))
 
 
 def cmd_verify(args) -> int:

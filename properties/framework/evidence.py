@@ -6,13 +6,17 @@ max-margin solutions ``W*_ov`` (Eq. 2) and ``W*_kq`` (Eq. 3) and the
 trajectory of Algorithm 1 with every weight kept.  Each is computed on first
 use.  :func:`evidence` returns the same object for the same computation
 (dataset text, embeddings, parameters) within a process, so claims that draw
-the same instance do not solve or train twice.
+the same instance do not train twice; the structure and the max-margin
+solutions depend only on the dataset and embeddings and are shared by every
+instance with those (a parameter map that solves Eq. (3) to choose a step
+size and the check that follows solve it once).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from functools import cached_property
+from typing import Callable, TypeVar
 
 import numpy as np
 
@@ -23,9 +27,50 @@ from ntpcheck.training import Trajectory, train
 
 __all__ = ["Evidence", "evidence", "clear_cache"]
 
+_CACHE_SIZE = 256
 #: Most recently used evidence, keyed by :attr:`Instance.key`.
 _CACHE: "OrderedDict[tuple, Evidence]" = OrderedDict()
-_CACHE_SIZE = 256
+#: Most recently used max-margin solutions, keyed by (dataset text, embeddings).
+_SOLUTIONS: "OrderedDict[tuple, MaxMarginSolutions]" = OrderedDict()
+
+_V = TypeVar("_V")
+
+
+def _lru(cache: "OrderedDict[tuple, _V]", key: tuple, make: Callable[[], _V]) -> _V:
+    """``cache[key]``, made by ``make()`` on a miss; the oldest entry goes beyond ``_CACHE_SIZE``."""
+    hit = cache.get(key)
+    if hit is not None:
+        cache.move_to_end(key)
+        return hit
+    value = cache[key] = make()
+    if len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return value
+
+
+class MaxMarginSolutions:
+    """The structure and the max-margin solutions of one dataset with its embeddings, computed lazily."""
+
+    def __init__(self, dataset, E: np.ndarray):
+        self.dataset, self.E = dataset, E
+
+    @cached_property
+    def structure(self) -> Structure:
+        return analyse(self.dataset)
+
+    @cached_property
+    def w_ov_star(self) -> np.ndarray:
+        """``W*_ov`` of Eq. (2) (closed form under Assumption 2, else the solver)."""
+        from ntpcheck.maxmargin import w_ov_star
+
+        return w_ov_star(self.structure, self.E)
+
+    @cached_property
+    def eq3(self):
+        """The polished solver solution of Eq. (3)."""
+        from ntpcheck.maxmargin import build_eq3, solve
+
+        return solve(build_eq3(self.structure, self.E))
 
 
 class Evidence:
@@ -37,6 +82,7 @@ class Evidence:
 
     def __init__(self, instance: Instance):
         self.instance = instance
+        self._solutions = _lru(_SOLUTIONS, instance.key[:2], lambda: MaxMarginSolutions(instance.dataset, instance.E))
 
     # -- the instance's own data ------------------------------------------
     @property
@@ -78,23 +124,19 @@ class Evidence:
         return self.instance.steps[1]
 
     # -- derived, computed once -------------------------------------------
-    @cached_property
+    @property
     def structure(self) -> Structure:
-        return analyse(self.dataset)
+        return self._solutions.structure
 
-    @cached_property
+    @property
     def w_ov_star(self) -> np.ndarray:
         """``W*_ov`` of Eq. (2) (closed form under Assumption 2, else the solver)."""
-        from ntpcheck.maxmargin import w_ov_star
+        return self._solutions.w_ov_star
 
-        return w_ov_star(self.structure, self.E)
-
-    @cached_property
+    @property
     def eq3(self):
         """The polished solver solution of Eq. (3)."""
-        from ntpcheck.maxmargin import build_eq3, solve
-
-        return solve(build_eq3(self.structure, self.E))
+        return self._solutions.eq3
 
     @property
     def w_kq_star(self) -> np.ndarray:
@@ -124,18 +166,10 @@ class Evidence:
 
 def evidence(instance: Instance) -> Evidence:
     """The (cached) :class:`Evidence` of ``instance``."""
-    key = instance.key
-    hit = _CACHE.get(key)
-    if hit is not None:
-        _CACHE.move_to_end(key)
-        return hit
-    ev = Evidence(instance)
-    _CACHE[key] = ev
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return ev
+    return _lru(_CACHE, instance.key, lambda: Evidence(instance))
 
 
 def clear_cache() -> None:
-    """Forget all cached evidence."""
+    """Forget all cached evidence and solutions."""
     _CACHE.clear()
+    _SOLUTIONS.clear()

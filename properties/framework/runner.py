@@ -144,8 +144,7 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
         o = evaluate(claim, inst)
         outcomes.append(o)
         if o.verdict is Verdict.FALSIFIED:
-            return ClaimResult(claim, Verdict.FALSIFIED, len(outcomes), {"slack": o.slack, **dict(o.measured)},
-                               counterexample_text(claim, inst, o), o.detail + " (pinned regression example)", o.series)
+            return _falsified(claim, inst, o, len(outcomes), " (pinned regression example)")
 
     def falsifies(inst: Instance) -> bool:
         o = evaluate(claim, inst)
@@ -164,16 +163,13 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
         cex = find(claim.data(profile), falsifies, settings=cfg, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         return aggregate(claim, outcomes)
-    o = evaluate(claim, cex)
-    return ClaimResult(
-        claim,
-        Verdict.FALSIFIED,
-        len(outcomes),
-        {"slack": o.slack, **dict(o.measured)},
-        counterexample_text(claim, cex, o),
-        o.detail,
-        o.series,
-    )
+    return _falsified(claim, cex, evaluate(claim, cex), len(outcomes))
+
+
+def _falsified(claim: Claim, inst: Instance, o: Outcome, n: int, note: str = "") -> ClaimResult:
+    """The result of a claim falsified by ``inst`` (outcome ``o``) after ``n`` instances."""
+    return ClaimResult(claim, Verdict.FALSIFIED, n, {"slack": o.slack, **dict(o.measured)},
+                       counterexample_text(claim, inst, o), o.detail + note, o.series)
 
 
 def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:

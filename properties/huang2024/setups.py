@@ -25,7 +25,7 @@ from ntpcheck.training import TrainingConfig
 from ntpcheck.strategies import instances, realizable_datasets, violating
 
 from ..framework.evidence import evidence
-from . import bounds
+from . import bounds, quantities
 
 __all__ = [
     "SIZES",
@@ -105,8 +105,7 @@ def idealised(*, T: int, T2: int) -> ParamMap:
 
     def make(inst: Instance) -> Instance:
         base = inst.with_params(T=T, T2=T2, stage1_margin=None)
-        margin = bounds.A(T, base.steps[0], safe_norm(evidence(base).w_ov_star))
-        return base.with_params(stage1_margin=margin)
+        return base.with_params(stage1_margin=quantities.A(evidence(base)))
 
     return make
 
