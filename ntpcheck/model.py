@@ -35,6 +35,7 @@ from .data import SampleArrays
 
 __all__ = [
     "attention",
+    "log_attention",
     "logits",
     "cross_entropy_parts",
     "loss",
@@ -87,6 +88,27 @@ def attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.nd
     s = s - s.max(axis=1, keepdims=True)
     e = np.exp(s)
     return e / e.sum(axis=1, keepdims=True)
+
+
+def log_attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:
+    """``log phi^(n)`` (log-softmax of the scores), shape ``(N, L_max)``, ``-inf`` on padding.
+
+    Accurate where ``phi`` itself underflows (a non-optimal weight of
+    ``exp(-900)`` is ``-900`` here, 0 in :func:`attention`).
+
+    Examples
+    --------
+    >>> import numpy as np, ntpcheck
+    >>> arr = ntpcheck.loads("A B -> A").arrays      # one sentence, query B
+    >>> K = np.array([[0.0, 0.0], [0.0, -1000.0]])    # K[token, query] = x^T W_kq q
+    >>> np.round(log_attention(K, None, arr), 6).tolist()
+    [[0.0, -1000.0]]
+    """
+    K = _token_scores(Wkq, E)
+    s = K[arr.tokens, arr.query[:, None]]
+    s = np.where(arr.mask, s, -np.inf)
+    m = s.max(axis=1, keepdims=True)
+    return s - (m + np.log(np.exp(s - m).sum(axis=1, keepdims=True)))
 
 
 def logits(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays, phi: np.ndarray | None = None) -> np.ndarray:

@@ -145,11 +145,18 @@ def result_summary(r: ClaimResult) -> str:
     if "implied_c0" in m:
         return f"c_0 >= {m['implied_c0']:.3g}"
     if "fitted_exponent" in m:
-        return f"slowest fitted t^{m['fitted_exponent']:.3f}"
+        ci = m.get("exponent_ci")
+        return f"slowest fitted t^{m['fitted_exponent']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
     if "rate" in m:
         return f"rate {m['rate']}"
     ws = m.get("worst_slack")
     return "-" if ws is None else f"worst slack {ws:.3g}"
+
+
+def counts_text(counts) -> str:
+    """``tested/drawn`` and the non-zero per-verdict counts, e.g. ``10/14: 10 holds, 4 outside``."""
+    parts = [f"{counts[k]} {k}" for k in ("holds", "falsified", "vacuous", "inconclusive", "outside", "error") if counts.get(k)]
+    return f"{counts['tested']}/{counts['drawn']}: " + ", ".join(parts) if parts else f"{counts['tested']}/{counts['drawn']}"
 
 
 def results_table(results: list[ClaimResult]) -> str:
@@ -160,8 +167,8 @@ def results_table(results: list[ClaimResult]) -> str:
         if r.counterexample:
             body = [ln for ln in r.counterexample.splitlines() if ln and not ln.startswith("#")]
             cex = " | ".join(body[:4]) + (" | ..." if len(body) > 4 else "")
-        rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, str(r.instances), result_summary(r), cex])
-    return table(rows, ["claim", "variant", "verdict", "instances", "worst slack / rate", "counterexample"])
+        rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, counts_text(r.counts), str(r.min_tested), result_summary(r), cex])
+    return table(rows, ["claim", "variant", "verdict", "tested/drawn", "needed", "worst slack / rate", "counterexample"])
 
 
 def results_json(results: list[ClaimResult], paper: str, profile: str, seed: int, versions: dict) -> dict:
@@ -183,7 +190,7 @@ def matrix_json(cells: list[MatrixCell], paper: str, profile: str, seed: int, ve
         "paper": paper,
         "rows": [
             {"claim": c.claim.id, "variant": c.claim.reading, "dropped": c.condition, "listed": c.listed,
-             "verdict": c.result.verdict.value, "instances": c.result.instances, "counterexample": c.result.counterexample,
+             "verdict": c.result.verdict.value, "counts": dict(c.result.counts), "counterexample": c.result.counterexample,
              "detail": c.result.detail}
             for c in cells
         ],

@@ -17,7 +17,7 @@ import numpy as np
 from ntpcheck.atomic import atomic_write_bytes
 from ntpcheck.properties.framework import ClaimResult
 
-from .render import result_summary
+from .render import counts_text, result_summary
 
 __all__ = ["write_report"]
 
@@ -64,11 +64,11 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
         "",
         f"Profile `{profile}`, seed {seed}. Reproduce: `ntpcheck verify --profile {profile} --seed {seed} --report DIR`.",
         "",
-        "| claim | variant | verdict | instances | worst slack / rate |",
-        "|---|---|---|---|---|",
+        "| claim | variant | verdict | tested/drawn | needed | worst slack / rate |",
+        "|---|---|---|---|---|---|",
     ]
     for r in results:
-        lines.append(f"| {r.claim.id} | {r.claim.reading or ''} | **{r.verdict.value}** | {r.instances} | {result_summary(r)} |")
+        lines.append(f"| {r.claim.id} | {r.claim.reading or ''} | **{r.verdict.value}** | {counts_text(r.counts)} | {r.min_tested} | {result_summary(r)} |")
     for r in results:
         lines += ["", f"## {r.claim.name}: {r.verdict.value}", "", f"*{r.claim.statement}*", "",
                   f"Assumptions: {', '.join(r.claim.assumptions)}. {r.detail}"]

@@ -13,11 +13,11 @@ This layer imports the math core (``ntpcheck.*``), Hypothesis, and nothing
 of any paper or of the application.
 """
 
-from .checks import RTOL, falsified, holds, inequality, not_reached, requires, tightened, vacuous, worst
+from .checks import RTOL, falsified, holds, inconclusive, inequality, outside, requires, tightened, vacuous, worst
 from .claim import Claim, Finding, Paper, Structural, Tighten
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
-from .runner import PROFILES, ClaimResult, aggregate, evaluate, prepare, run_claim, run_claims, run_sabotage, select_claims, versions
+from .runner import PROFILES, ClaimResult, Profile, aggregate, evaluate, prepare, run_claim, run_claims, run_sabotage, select_claims, tightest_factor, versions
 from .verdicts import Outcome, Verdict
 
 __all__ = [
@@ -34,12 +34,15 @@ __all__ = [
     "inequality",
     "holds",
     "falsified",
-    "not_reached",
+    "outside",
+    "inconclusive",
     "vacuous",
     "worst",
     "requires",
     "tightened",
     "PROFILES",
+    "Profile",
+    "tightest_factor",
     "ClaimResult",
     "prepare",
     "evaluate",

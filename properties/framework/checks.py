@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Callable, Iterator
@@ -40,14 +41,18 @@ from .verdicts import Outcome, Verdict
 
 __all__ = [
     "RTOL",
+    "ROUNDING",
     "inequality",
-    "not_reached",
+    "outside",
+    "inconclusive",
     "holds",
     "falsified",
     "vacuous",
     "worst",
     "between",
     "fitted_loglog_slope",
+    "Fit",
+    "fit_exponent",
     "requires",
     "tightened",
     "tighten",
@@ -56,6 +61,10 @@ __all__ = [
 ]
 
 RTOL = 1e-9
+
+#: A quantity in [0, 2] (such as 1 - cos) below this is at rounding level: float64
+#: cosines of unit matrices carry errors of ~1e-16, so 1e-12 leaves four digits of room.
+ROUNDING = 1e-12
 
 _TIGHTEN: ContextVar[float] = ContextVar("ntpcheck_tighten", default=1.0)
 
@@ -98,13 +107,13 @@ def tighten_log(log_bound, sense: str):
 
 def requires(predicate: Callable, reason: str) -> Callable:
     """Declare a precondition of a checker: where ``predicate(ev)`` is false it returns
-    ``not-reached`` with ``reason`` instead of running (cf. networkx's ``not_implemented_for``)."""
+    ``outside-hypotheses`` with ``reason`` instead of running (cf. networkx's ``not_implemented_for``)."""
 
     def decorate(check: Callable) -> Callable:
         @functools.wraps(check)
         def wrapped(ev, *args, **kwargs):
             if not predicate(ev):
-                return not_reached(reason)
+                return outside(reason)
             return check(ev, *args, **kwargs)
 
         wrapped.precondition = reason  # type: ignore[attr-defined]
@@ -121,8 +130,14 @@ def falsified(slack: float, detail: str, **measured) -> Outcome:
     return Outcome(Verdict.FALSIFIED, slack, measured, detail)
 
 
-def not_reached(detail: str, **measured) -> Outcome:
-    return Outcome(Verdict.NOT_REACHED, float("nan"), measured, detail)
+def outside(detail: str, **measured) -> Outcome:
+    """The instance does not meet the claim's hypotheses or thresholds."""
+    return Outcome(Verdict.OUTSIDE, float("nan"), measured, detail)
+
+
+def inconclusive(detail: str, **measured) -> Outcome:
+    """Hypotheses met, but the finite horizon cannot decide."""
+    return Outcome(Verdict.INCONCLUSIVE, float("nan"), measured, detail)
 
 
 def vacuous(slack: float, detail: str, **measured) -> Outcome:
@@ -130,9 +145,11 @@ def vacuous(slack: float, detail: str, **measured) -> Outcome:
 
 
 def worst(*outcomes: Outcome) -> Outcome:
-    """Combine outcomes of several inequalities of one claim: the worst one speaks."""
-    order = {Verdict.ERROR: 0, Verdict.FALSIFIED: 1, Verdict.NOT_REACHED: 2, Verdict.HOLDS: 3, Verdict.VACUOUS: 4}
-    bad = [o for o in outcomes if o.verdict in (Verdict.ERROR, Verdict.FALSIFIED, Verdict.NOT_REACHED)]
+    """Combine outcomes of several inequalities of one claim on one instance: the worst one
+    speaks (error, falsified, outside-hypotheses, inconclusive); the result is ``vacuous``
+    only if every part is, else ``holds`` with the smallest slack of the informative parts."""
+    order = {Verdict.ERROR: 0, Verdict.FALSIFIED: 1, Verdict.OUTSIDE: 2, Verdict.INCONCLUSIVE: 3}
+    bad = [o for o in outcomes if o.verdict in order]
     if bad:
         return min(bad, key=lambda o: order[o.verdict])
     if all(o.verdict is Verdict.VACUOUS for o in outcomes):
@@ -150,6 +167,7 @@ def inequality(
     trivial: Callable[[np.ndarray], np.ndarray] | None = None,
     scale: np.ndarray | None = None,
     rtol: float = RTOL,
+    floor: float | None = None,
 ) -> Outcome:
     """Check ``lhs <= rhs`` (or ``>=``) at every recorded step.
 
@@ -158,14 +176,17 @@ def inequality(
     claim if its slack is below ``-rtol``.  ``trivial(rhs)`` says, per step,
     whether the bound is no better than the quantity's trivial range (for
     instance ``1 - cos <= B`` with ``B >= 2``); if it is at every step the
-    claim held only vacuously.  The bound is tightened inside :func:`tightened`.
+    claim held only vacuously.  ``floor``: if ``lhs`` stays below it at every
+    step (a quantity at rounding level, such as ``1 - cos`` of matrices
+    aligned by a symmetry) the claim held only vacuously too.  The bound is
+    tightened inside :func:`tightened`.
     """
     lhs = np.asarray(lhs, dtype=float)
     rhs = np.asarray(tighten(np.asarray(rhs, dtype=float), sense), dtype=float)
     steps = np.asarray(steps)
     ok = np.isfinite(lhs) & np.isfinite(rhs)
     if not ok.any():
-        return not_reached(f"{what}: no step where both sides are finite")
+        return inconclusive(f"{what}: no step where both sides are finite")
     lhs, rhs, steps = lhs[ok], rhs[ok], steps[ok]
     if scale is None:
         scale = np.maximum(np.maximum(np.abs(rhs), np.abs(lhs)), 1e-300)
@@ -184,6 +205,8 @@ def inequality(
     if slack[k] < -rtol:
         o = falsified(float(slack[k]), f"{what}: at t = {steps[k]}, {lhs[k]:.6g} {'>' if sense == '<=' else '<'} bound {rhs[k]:.6g}", **measured)
         return Outcome(o.verdict, o.slack, o.measured, o.detail, series)
+    if floor is not None and np.all(lhs < floor):
+        return Outcome(Verdict.VACUOUS, float(slack[k]), measured, f"{what}: the measured quantity stays below {floor:g} (rounding level) at every t <= {steps.max()}", series)
     if trivial is not None:
         triv = np.asarray(trivial(rhs), dtype=bool)
         if triv.all():
@@ -211,3 +234,49 @@ def fitted_loglog_slope(t: np.ndarray, y: np.ndarray, tail: float = 0.5) -> floa
     k = int(len(t) * (1 - tail))
     lt, ly = np.log(t[k:]), np.log(y[k:])
     return float(np.polyfit(lt, ly, 1)[0])
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A least-squares exponent ``log y = exponent log t + c`` with its 95% confidence interval."""
+
+    exponent: float
+    lo: float
+    hi: float
+    t_from: int
+    t_to: int
+    points: int
+
+    def as_measured(self) -> dict:
+        return {"fitted_exponent": self.exponent, "exponent_ci": [self.lo, self.hi], "fit_window": [self.t_from, self.t_to]}
+
+
+def fit_exponent(t: np.ndarray, y: np.ndarray, *, points: int = 64) -> Fit | None:
+    """Fit ``y ~ t^p`` on log-spaced points of ``(t, y)`` (positive, finite entries only).
+
+    The interval is the Student-t 95% interval of the slope
+    (:func:`scipy.stats.linregress`).  Log-spaced points weigh every part of
+    the window equally in ``log t``.  None if fewer than 8 usable points.
+
+    Examples
+    --------
+    >>> t = np.arange(1, 10001)
+    >>> f = fit_exponent(t, 3.0 / t**2)
+    >>> round(f.exponent, 6), f.lo <= -2 <= f.hi
+    (-2.0, True)
+    """
+    from scipy import stats
+
+    t = np.asarray(t, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = (t > 0) & (y > 0) & np.isfinite(y)
+    t, y = t[ok], y[ok]
+    if len(t) < 8:
+        return None
+    pick = np.unique(np.searchsorted(t, np.geomspace(t[0], t[-1], points)).clip(0, len(t) - 1))
+    if len(pick) < 8:
+        return None
+    lt, ly = np.log(t[pick]), np.log(y[pick])
+    r = stats.linregress(lt, ly)
+    half = float(stats.t.ppf(0.975, len(pick) - 2) * r.stderr)
+    return Fit(float(r.slope), float(r.slope - half), float(r.slope + half), int(t[0]), int(t[-1]), len(pick))

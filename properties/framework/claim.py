@@ -23,22 +23,22 @@ __all__ = ["Claim", "Tighten", "Structural", "Finding", "Paper"]
 
 @dataclass(frozen=True)
 class Tighten:
-    """Sabotage of an inequality claim: check it on ``on()`` with every bound ``factor``
-    times as permissive (:func:`~ntpcheck.properties.framework.checks.tightened`).
+    """Sabotage of an inequality claim by a bound just past the tightest value measured.
 
-    ``counts_not_reached``: a ``not-reached`` outcome of the sabotaged run
-    also counts as a rejection.  Only for claims whose threshold is left open
-    by the paper (an unspecified ``c_0``), where a too-strong bound shows as
-    "not reached at the last step".
+    :func:`~ntpcheck.properties.framework.runner.run_sabotage` measures on
+    ``on()`` the tightest factor ``f*`` (every bound made ``f*`` times as
+    permissive, :func:`~ntpcheck.properties.framework.checks.tightened`)
+    under which the claim still holds, then checks the claim with the factor
+    ``(1 - past) f*``: a bound ``past`` (1%) stronger than anything the
+    instance can satisfy.  The checker must return ``falsified``.
     """
 
-    factor: float
     on: Callable[[], Instance]
-    counts_not_reached: bool = False
+    past: float = 0.01
 
     def __post_init__(self) -> None:
-        if not (0 < self.factor < 1):
-            raise ValueError(f"Tighten factor must be in (0, 1), got {self.factor!r}")
+        if not (0 < self.past < 1):
+            raise ValueError(f"Tighten.past must be in (0, 1), got {self.past!r}")
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,10 @@ class Claim:
     examples : tuple of callables
         Regression instances, checked before any drawn one.
     notes : str
+    min_tested : int or None
+        At most this many instances need to meet the hypotheses for
+        ``holds`` (the profile's ``min_tested`` otherwise): 1 for a claim
+        about one fixed worked example, which has one instance.
     """
 
     id: str
@@ -112,6 +116,7 @@ class Claim:
     finding: Finding | None = None
     examples: tuple[Callable[[], Instance], ...] = ()
     notes: str = ""
+    min_tested: int | None = None
 
     def __post_init__(self) -> None:
         if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):

@@ -27,11 +27,16 @@ from ntpcheck.textformat import dumps
 from .checks import tightened
 from .claim import Claim, Structural, Tighten
 from .evidence import evidence
-from .verdicts import Outcome, Verdict
+from .verdicts import TESTED, Outcome, Verdict
 
 __all__ = [
     "PROFILES",
+    "Profile",
+    "COUNT_KEYS",
     "ClaimResult",
+    "count",
+    "min_tested_for",
+    "tightest_factor",
     "prepare",
     "evaluate",
     "aggregate",
@@ -46,28 +51,56 @@ __all__ = [
 #: Measured constants aggregated as "smallest constant consistent with every instance".
 CONSTANT_KEYS = ("implied_c0", "smallest_constant")
 
-#: Instances drawn per claim (Hypothesis ``max_examples``) for each profile.
-PROFILES = {"quick": 4, "default": 12, "thorough": 150}
+
+@dataclass(frozen=True)
+class Profile:
+    """How hard a run searches.
+
+    ``draws``: instances always drawn per claim (Hypothesis examples);
+    ``min_tested``: instances that must meet a claim's hypotheses and hold
+    non-vacuously for ``holds``; ``budget``: the most instances drawn per
+    claim while fewer than ``min_tested`` met the hypotheses.
+    """
+
+    draws: int
+    min_tested: int
+    budget: int
+
+
+PROFILES = {"quick": Profile(4, 3, 12), "default": Profile(12, 10, 36), "thorough": Profile(150, 50, 300)}
+
+COUNT_KEYS = ("drawn", "tested", "holds", "falsified", "vacuous", "outside", "inconclusive", "error")
 
 
 @dataclass(frozen=True)
 class ClaimResult:
-    """The aggregated verdict of one claim over a run."""
+    """The aggregated verdict of one claim over a run, with how much was tested.
+
+    ``counts``: ``drawn`` (instances checked), ``tested`` (met the claim's
+    hypotheses: holds + falsified + vacuous + inconclusive), and one count per
+    per-instance verdict.  ``min_tested``: what ``holds`` required.
+    """
 
     claim: Claim
     verdict: Verdict
-    instances: int
+    counts: Mapping[str, int]
     measured: Mapping[str, Any]
     counterexample: str | None = None
     detail: str = ""
     series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    min_tested: int = 1
+
+    @property
+    def instances(self) -> int:
+        return self.counts["drawn"]
 
     def to_json(self) -> dict:
         return {
             "id": self.claim.id,
             "variant": self.claim.reading,
             "verdict": self.verdict.value,
-            "instances": self.instances,
+            "counts": dict(self.counts),
+            "min_tested": self.min_tested,
             "measured": dict(self.measured),
             "counterexample": self.counterexample,
             "detail": self.detail,
@@ -106,55 +139,112 @@ def counterexample_text(claim: Claim, inst: Instance, o: Outcome) -> str:
     return dumps(inst.dataset, header=header)
 
 
-def aggregate(claim: Claim, outcomes: list[Outcome]) -> ClaimResult:
-    n = len(outcomes)
+def count(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """The counts of a run: drawn, tested (met the hypotheses), and one per verdict."""
+    by = {v: sum(o.verdict is v for o in outcomes) for v in Verdict}
+    return {
+        "drawn": len(outcomes),
+        "tested": sum(by[v] for v in TESTED),
+        "holds": by[Verdict.HOLDS],
+        "falsified": by[Verdict.FALSIFIED],
+        "vacuous": by[Verdict.VACUOUS],
+        "outside": by[Verdict.OUTSIDE],
+        "inconclusive": by[Verdict.INCONCLUSIVE],
+        "error": by[Verdict.ERROR],
+    }
+
+
+def min_tested_for(claim: Claim, profile: str) -> int:
+    """Instances that must hold non-vacuously for ``holds`` (the claim's own cap, if any)."""
+    need = PROFILES[profile].min_tested
+    return need if claim.min_tested is None else min(need, claim.min_tested)
+
+
+def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> ClaimResult:
+    """One verdict from the per-instance outcomes (none of them falsified).
+
+    ``error`` if any check failed; ``holds`` if at least ``min_tested``
+    instances held non-vacuously; otherwise the strongest honest verdict:
+    ``inconclusive`` if some instance could not be decided, else ``vacuous``
+    if some instance held only vacuously, else ``outside-hypotheses``.
+    The counts always say how many instances fell where.
+    """
+    counts = count(outcomes)
     errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
-    reached = [o for o in outcomes if o.verdict in (Verdict.HOLDS, Verdict.VACUOUS)]
     if errors:
-        return ClaimResult(claim, Verdict.ERROR, n, dict(errors[0].measured), None, errors[0].detail)
-    if not reached:
-        o = outcomes[0] if outcomes else Outcome(Verdict.NOT_REACHED, detail="no instance drawn")
-        return ClaimResult(claim, Verdict.NOT_REACHED, n, dict(o.measured), None, o.detail)
-    finite = [o for o in reached if math.isfinite(o.slack)]
-    worst = min(finite, key=lambda o: o.slack) if finite else reached[0]
-    verdict = Verdict.HOLDS if any(o.verdict is Verdict.HOLDS for o in reached) else Verdict.VACUOUS
+        return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested)
+    held = [o for o in outcomes if o.verdict is Verdict.HOLDS]
+    if len(held) >= min_tested:
+        verdict = Verdict.HOLDS
+    elif counts["inconclusive"]:
+        verdict = Verdict.INCONCLUSIVE
+    elif counts["vacuous"]:
+        verdict = Verdict.VACUOUS
+    else:
+        verdict = Verdict.OUTSIDE
+    pool = held or [o for o in outcomes if o.verdict is verdict] or list(outcomes)
+    if not pool:
+        return ClaimResult(claim, Verdict.OUTSIDE, counts, {}, None, "no instance drawn", None, min_tested)
+    finite = [o for o in pool if math.isfinite(o.slack)]
+    worst = min(finite, key=lambda o: o.slack) if finite else pool[0]
     measured = {"worst_slack": worst.slack if finite else None, **dict(worst.measured)}
     # Constants of order claims: the smallest value consistent with every instance is the largest one seen.
+    tested = [o for o in outcomes if o.verdict in TESTED]
     for key in CONSTANT_KEYS:
-        vals = [float(o.measured[key]) for o in reached if key in o.measured and o.measured[key] is not None]
+        vals = [float(o.measured[key]) for o in tested if o.measured.get(key) is not None]
         if vals:
             measured[key] = max(vals)
-    # Fitted exponents: report the slowest (largest) one seen.
-    vals = [float(o.measured["fitted_exponent"]) for o in reached if "fitted_exponent" in o.measured]
-    if vals:
-        measured["fitted_exponent"] = max(vals)
-    skipped = n - len(reached)
-    detail = worst.detail + (f" ({skipped} instance(s) could not reach the thresholds)" if skipped else "")
-    return ClaimResult(claim, verdict, n, measured, None, detail, worst.series)
+    # Fitted exponents: report the slowest (largest) one seen, with its interval.
+    fits = [o for o in tested if "fitted_exponent" in o.measured]
+    if fits:
+        slow = max(fits, key=lambda o: float(o.measured["fitted_exponent"]))
+        measured["fitted_exponent"] = float(slow.measured["fitted_exponent"])
+        if "exponent_ci" in slow.measured:
+            measured["exponent_ci"] = list(slow.measured["exponent_ci"])
+    detail = worst.detail
+    if verdict is not Verdict.HOLDS:
+        detail = f"only {len(held)} of the {min_tested} instances required held non-vacuously; " + detail
+    return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested)
 
 
 def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimResult:
-    """Check one claim on instances from its strategy; shrink any counterexample."""
+    """Check one claim on instances from its strategy; shrink any counterexample.
+
+    Draws ``PROFILES[profile].draws`` instances, and more (up to ``budget``)
+    while fewer than ``min_tested`` met the claim's hypotheses.
+    """
     from hypothesis import HealthCheck, find, settings, target
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+    prof = PROFILES[profile]
+    need = min_tested_for(claim, profile)
     outcomes: list[Outcome] = []
     for make_example in claim.examples:  # pinned regression cases first
         inst = make_example()
         o = evaluate(claim, inst)
         outcomes.append(o)
         if o.verdict is Verdict.FALSIFIED:
-            return _falsified(claim, inst, o, len(outcomes), " (pinned regression example)")
+            return _falsified(claim, inst, o, outcomes, need, " (pinned regression example)")
+    searched: list[list[Outcome]] = []  # the outcomes up to the first falsification (shrinking not counted)
+
+    def enough() -> bool:
+        held = sum(o.verdict is Verdict.HOLDS for o in outcomes)
+        return len(outcomes) >= prof.draws and held >= need
 
     def falsifies(inst: Instance) -> bool:
+        if not searched and enough():
+            return False
         o = evaluate(claim, inst)
-        outcomes.append(o)
-        if math.isfinite(o.slack):
+        if not searched:
+            outcomes.append(o)
+        if math.isfinite(o.slack) and o.verdict in TESTED:
             target(-float(o.slack), label="negative slack")
+        if o.verdict is Verdict.FALSIFIED and not searched:
+            searched.append(list(outcomes))
         return o.verdict is Verdict.FALSIFIED
 
     cfg = settings(
-        max_examples=PROFILES[profile],
+        max_examples=prof.budget,
         database=None,
         deadline=None,
         suppress_health_check=list(HealthCheck),
@@ -162,14 +252,14 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
     try:
         cex = find(claim.data(profile), falsifies, settings=cfg, random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
-        return aggregate(claim, outcomes)
-    return _falsified(claim, cex, evaluate(claim, cex), len(outcomes))
+        return aggregate(claim, outcomes, need)
+    return _falsified(claim, cex, evaluate(claim, cex), searched[0] if searched else outcomes, need)
 
 
-def _falsified(claim: Claim, inst: Instance, o: Outcome, n: int, note: str = "") -> ClaimResult:
-    """The result of a claim falsified by ``inst`` (outcome ``o``) after ``n`` instances."""
-    return ClaimResult(claim, Verdict.FALSIFIED, n, {"slack": o.slack, **dict(o.measured)},
-                       counterexample_text(claim, inst, o), o.detail + note, o.series)
+def _falsified(claim: Claim, inst: Instance, o: Outcome, outcomes: Sequence[Outcome], need: int, note: str = "") -> ClaimResult:
+    """The result of a claim falsified by ``inst`` (outcome ``o``) after ``outcomes``."""
+    return ClaimResult(claim, Verdict.FALSIFIED, count(outcomes), {"slack": o.slack, **dict(o.measured)},
+                       counterexample_text(claim, inst, o), o.detail + note, o.series, need)
 
 
 def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:
@@ -199,19 +289,52 @@ def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None) 
     return results
 
 
+def tightest_factor(claim: Claim, inst: Instance, *, rel: float = 1e-4) -> float:
+    """The smallest tightening factor ``f`` (:func:`~.checks.tightened`) under which
+    ``claim`` still holds on ``inst``: bisection in ``log f`` over ``[1e-300, 1]``
+    to relative precision ``rel`` (the checks are monotone in ``f``).  Raises
+    ``ValueError`` if the claim does not hold (or hold vacuously) at ``f = 1``.
+    A vacuous bound, tightened, becomes informative: this measures how far
+    from failing it was."""
+
+    def ok(f: float) -> bool:
+        with tightened(f):
+            return evaluate(claim, inst).verdict not in (Verdict.FALSIFIED, Verdict.ERROR)
+
+    base = evaluate(claim, inst)
+    if base.verdict not in (Verdict.HOLDS, Verdict.VACUOUS):
+        raise ValueError(f"{claim.name}: the sabotage's reference instance gives {base.verdict}, not holds: {base.detail}")
+    lo, hi = math.log(1e-300), 0.0
+    if ok(math.exp(lo)):
+        return 1e-300
+    while hi - lo > rel:
+        mid = 0.5 * (lo + hi)
+        if ok(math.exp(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return math.exp(hi)
+
+
 def run_sabotage(claim: Claim) -> Outcome:
-    """The checker's outcome on the claim's sabotage; ``falsified`` means it was rejected."""
+    """The checker's outcome on the claim's sabotage; ``falsified`` means it was rejected.
+
+    For :class:`Tighten`, the bound is made ``past`` (1%) stronger than the
+    tightest value measured on the reference instance (:func:`tightest_factor`);
+    the outcome's ``measured`` gains ``tightest_factor`` and ``sabotage_factor``.
+    """
     sab = claim.sabotage
     if sab is None:
         raise ValueError(f"{claim.name} declares no sabotage")
     if isinstance(sab, Structural):
         return sab.run()
     assert isinstance(sab, Tighten)
-    with tightened(sab.factor):
-        o = evaluate(claim, sab.on())
-    if sab.counts_not_reached and o.verdict is Verdict.NOT_REACHED:
-        return Outcome(Verdict.FALSIFIED, -1.0, o.measured, "tightened bound not reached by the last step: " + o.detail)
-    return o
+    inst = sab.on()
+    f_star = tightest_factor(claim, inst)
+    factor = f_star * (1 - sab.past)
+    with tightened(factor):
+        o = evaluate(claim, inst)
+    return Outcome(o.verdict, o.slack, {**dict(o.measured), "tightest_factor": f_star, "sabotage_factor": factor}, o.detail, o.series)
 
 
 def versions() -> dict:

@@ -1,12 +1,28 @@
-"""Verdicts and per-instance outcomes: what a check says about one claim.
+"""Verdicts and per-instance outcomes: the one vocabulary every report uses.
 
-Verdicts
---------
-``holds``        checked inside the hypotheses, the bound informative
-``vacuous``      held only because the bound exceeds the trivial range
-``falsified``    some instance violates it (minimal counterexample attached)
-``not-reached``  the claim's own thresholds could not be met within budget
-``error``        the check itself failed (solver failure, numerical problem)
+Verdicts (per instance, and aggregated per claim)
+-------------------------------------------------
+``holds``
+    Tested under the claim's hypotheses and held, where it could have failed.
+    Aggregated: no instance falsified the claim and at least ``min_tested``
+    instances held non-vacuously.
+``falsified``
+    An instance meeting the claim's hypotheses violates its conclusion
+    (a minimal counterexample is attached).  Always, whatever else was seen.
+``vacuous``
+    Passed, but could not have failed on what was tested: the bound is no
+    better than the quantity's trivial range, or the quantity sits at
+    rounding level by a symmetry (the detail says which).
+``outside-hypotheses``
+    The instance does not meet the claim's hypotheses or thresholds (for
+    example ``T`` below Corollary 1's threshold, or no query with a
+    non-comparable token).  Aggregated: too few instances met them.
+``inconclusive``
+    The hypotheses are met but the finite horizon cannot decide (a fitted
+    rate whose confidence interval straddles the claimed one; a right
+    prediction whose probability has not yet reached ``1 - eps``).
+``error``
+    The check itself failed (solver failure, numerical problem).
 """
 
 from __future__ import annotations
@@ -15,18 +31,23 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping
 
-__all__ = ["Verdict", "Outcome"]
+__all__ = ["Verdict", "Outcome", "TESTED"]
 
 
 class Verdict(str, Enum):
     HOLDS = "holds"
-    VACUOUS = "vacuous"
     FALSIFIED = "falsified"
-    NOT_REACHED = "not-reached"
+    VACUOUS = "vacuous"
+    OUTSIDE = "outside-hypotheses"
+    INCONCLUSIVE = "inconclusive"
     ERROR = "error"
 
     def __str__(self) -> str:
         return self.value
+
+
+#: The per-instance verdicts of an instance that met the claim's hypotheses.
+TESTED = frozenset({Verdict.HOLDS, Verdict.FALSIFIED, Verdict.VACUOUS, Verdict.INCONCLUSIVE})
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,11 @@ __all__ = [
     "fn3_log_L_star",
     "prop2_values",
     "prop2_matrix",
+    "THM2_K",
+    "thm2_stage1_threshold",
+    "thm2_stage2_threshold",
+    "thm2_first_t",
+    "thm2_log_non_optimal_mass",
 ]
 
 
@@ -162,6 +167,49 @@ def thm1_local_exponent(t: float) -> float:
 def thm2_implied_c0(t: int, eta: float, n: int, l_max: int, w_kq: float) -> float:
     """The ``c_0`` for which Theorem 2's stage-2 threshold ``c_0 N L_max ||W*_kq||^6 log^2 t / eta`` equals ``t``."""
     return t * eta / (n * l_max * w_kq**6 * math.log(max(t, 2)) ** 2)
+
+
+#: Theorem 2's exponent of ||W*_ov|| in the stage-1 threshold: 5, as Corollary 1, whose
+#: threshold the proof of Theorem 2 (App. C.6) recalls.
+THM2_K = 5
+
+
+def thm2_stage1_threshold(T: int, eta0: float, w_ov: float, n_vocab: int, c0: float = 1.0, k: int = THM2_K) -> float:
+    """Theorem 2's stage-1 threshold ``c_0 ||W*_ov||^k log|V| log T / eta_0`` (T must be at least this)."""
+    return c0 * w_ov**k * math.log(n_vocab) * math.log(max(T, 2)) / eta0
+
+
+def thm2_stage2_threshold(t, eta: float, n: int, l_max: int, w_kq: float, c0: float = 1.0):
+    """Theorem 2's stage-2 threshold ``c_0 N L_max ||W*_kq||^6 log^2 t / eta`` (t must be at least this)."""
+    return c0 * n * l_max * w_kq**6 * np.log(np.maximum(t, 2)) ** 2 / eta
+
+
+def thm2_first_t(eta: float, n: int, l_max: int, w_kq: float, c0: float = 1.0) -> int:
+    """The smallest ``t >= 8`` with ``t >= c_0 N L_max ||W*_kq||^6 log^2 t / eta``; from there on
+    it holds for every larger t (``t / log^2 t`` increases for ``t > e^2``).
+
+    Examples
+    --------
+    >>> thm2_first_t(1.0, 1, 2, 2**-0.5)      # one constraint: t >= log^2 t / 4
+    8
+    """
+    c = c0 * n * l_max * w_kq**6 / eta
+    lo, hi = 8, 16
+    while hi < c * math.log(hi) ** 2:
+        lo, hi = hi, 2 * hi
+    if lo >= c * math.log(lo) ** 2:
+        return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if mid < c * math.log(mid) ** 2 else (lo, mid)
+    return hi
+
+
+def thm2_log_non_optimal_mass(t, C1_: float, l_max: int):
+    """Theorem 2's attention bound as the log of the allowed non-optimal mass,
+    ``log(L e^{-C_1 t} / (1 + L e^{-C_1 t}))``, finite however large ``C_1 t`` is."""
+    x = math.log(l_max) - C1_ * np.asarray(t, dtype=float)
+    return x - np.logaddexp(0.0, x)
 
 
 def thm2_attention(t, C1_: float, l_max: int):

@@ -11,7 +11,7 @@ import numpy as np
 from ntpcheck import model
 from ntpcheck.structure import Role, theorem3_sentences
 
-from ..framework.checks import falsified, holds, inequality, not_reached, tighten, worst
+from ..framework.checks import falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome, Verdict
 from .bounds import prop2_values
@@ -21,6 +21,7 @@ __all__ = [
     "check_prop2_corrected",
     "complete_bipartite",
     "check_thm3_gaps",
+    "thm3_gaps",
     "check_thm3_prediction",
     "check_example1",
     "check_example2",
@@ -75,56 +76,96 @@ def check_prop2_corrected(ev: Evidence, *, formula=prop2_values) -> Outcome:
     optimal token is above every non-optimal one (complete bipartite order).
     Under Section 3's prefix convention this is automatic (one optimal token per query)."""
     if not complete_bipartite(ev):
-        return not_reached("some query's order is not complete bipartite (outside the corrected hypothesis)")
+        return outside("some query's order is not complete bipartite (outside the corrected hypothesis)")
     return check_prop2(ev, formula=formula)
 
 
-def check_thm3_gaps(ev: Evidence) -> Outcome:
-    """Theorem 3: ``(x* - x_0)^T W^(t) q >= C_2 t`` and ``(x_0 - x)^T W^(t) q >= C_2 t`` for some
-    ``C_2 > 0`` and all t >= 1 (x* optimal, x_0 non-comparable, x non-optimal under q).
-    Reports the largest such ``C_2`` (the one the run shows)."""
+def thm3_gaps(ev: Evidence) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(t, gap(t))`` for t >= 1: ``gap(t) = min`` over queries ``q`` with optimal ``x*``,
+    non-comparable ``x_0`` and non-optimal ``x`` of ``(x* - x_0)^T W^(t) q`` and
+    ``(x_0 - x)^T W^(t) q`` (None if no query has all three)."""
     st = ev.structure
     s = ev.trajectory.stage2
     idx = ev.dataset.index
     triples = []
     for q, rr in st.roles.items():
-        O = [x for x, r in rr.items() if r is Role.OPTIMAL]
-        M = [x for x, r in rr.items() if r is Role.NON_COMPARABLE]
-        N = [x for x, r in rr.items() if r is Role.NON_OPTIMAL]
+        O = [idx[x] for x, r in rr.items() if r is Role.OPTIMAL]
+        M = [idx[x] for x, r in rr.items() if r is Role.NON_COMPARABLE]
+        N = [idx[x] for x, r in rr.items() if r is Role.NON_OPTIMAL]
         if O and M and N:
-            triples.append((q, O, M, N))
+            triples.append((idx[q], O, M, N))
     if not triples:
-        return not_reached("no query with optimal, non-comparable and non-optimal tokens")
+        return None
     m = s.steps >= 1
-    gaps = []
-    for W in s.weights[m]:
-        K = ev.E.T @ W @ ev.E
-        g = np.inf
-        for q, O, M, N in triples:
-            qi = idx[q]
-            for x0 in M:
-                g = min(g, min(K[idx[a], qi] - K[idx[x0], qi] for a in O), min(K[idx[x0], qi] - K[idx[b], qi] for b in N))
-        gaps.append(g)
-    gaps = np.array(gaps)
-    t = s.steps[m]
-    c2 = float(np.min(gaps / t))
-    need = max(c2, 0.0)
-    o = inequality(gaps, need * t + (0 if c2 > 0 else 1e-300), t, sense=">=", what="Thm. 3 gap >= C_2 t", scale=np.maximum(t * max(need, 1e-300), 1e-300))
-    if o.verdict is not Verdict.HOLDS:
-        return o
-    return holds(c2, f"the gaps grow at least like {c2:.4g} t for all t <= {t.max()}", C2=c2, t_max=int(t.max()))
+    K = np.einsum("ai,tab,bj->tij", ev.E, s.weights[m], ev.E)  # K[t, token, query]
+    g = np.full(int(m.sum()), np.inf)
+    for qi, O, M, N in triples:
+        col = K[:, :, qi]
+        g = np.minimum(g, col[:, O].min(axis=1) - col[:, M].max(axis=1))
+        g = np.minimum(g, col[:, M].min(axis=1) - col[:, N].max(axis=1))
+    return s.steps[m], g
+
+
+#: Theorem 3's gaps are tested for linear growth over t in [GAP_FROM T', T'].
+GAP_FROM = 0.25
+#: The exponent of the per-step increments of the gap that separates linear growth
+#: (increments tend to a constant: exponent 0) from logarithmic growth (increments ~ 1/t:
+#: exponent -1); below it the gap grows slower than sqrt(t), which no C_2 t bound allows.
+GAP_INCREMENT_EXPONENT = -0.5
+
+
+def check_thm3_gaps(ev: Evidence, *, gap=None) -> Outcome:
+    """Theorem 3: ``(x* - x_0)^T W^(t) q >= C_2 t`` and ``(x_0 - x)^T W^(t) q >= C_2 t`` for some ``C_2 > 0``.
+
+    A finite run cannot show "for all t", so two things are tested.
+    (1) The sign: a gap ``<= 0`` at some ``t >= 1`` admits no ``C_2 > 0``:
+    ``falsified``.  (2) Linear growth on the tail ``t in [T'/4, T']``: the
+    per-step increments ``gap(t) - gap(t-1)`` must not decay like a power
+    below ``t^-1/2`` (linear growth: increments tend to a constant;
+    ``log t`` growth: increments ~ ``1/t``).  The exponent is fitted with a
+    95% interval: ``falsified`` if the interval is below -1/2, ``holds`` if
+    above, ``inconclusive`` if it straddles -1/2.  Reports ``C2`` (the
+    largest constant over the run, ``min gap(t)/t``) and ``C2_tail`` (over the
+    tail).  ``gap(t, g)`` replaces the measured gaps (the structural sabotage).
+    """
+    got = thm3_gaps(ev)
+    if got is None:
+        return outside("no query with optimal, non-comparable and non-optimal tokens")
+    t, g = got
+    if gap is not None:
+        g = gap(t, g)
+    c2 = float(np.min(g / t))
+    meas = {"C2": c2, "t_max": int(t.max())}
+    if c2 <= 0:
+        k = int(np.argmin(g / t))
+        return falsified(c2, f"the gap is {g[k]:.6g} <= 0 at t = {t[k]}: no C_2 > 0 works", **meas)
+    tail = t >= GAP_FROM * t.max()
+    meas["C2_tail"] = float(np.min(g[tail] / t[tail]))
+    tt, gg = t[tail], g[tail]
+    inc = np.diff(gg) / np.diff(tt)
+    fit = fit_exponent(tt[1:], inc)
+    if fit is None or np.mean(inc > 0) < 0.9:
+        return inconclusive(f"the gap's increments on t in [{int(tt[0])}, {int(tt[-1])}] are not positive enough to fit a growth rate", **meas)
+    meas.update(fit.as_measured())
+    what = (f"the gap's increments decay like t^{fit.exponent:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] on t in [{fit.t_from}, {fit.t_to}] "
+            f"(linear growth: 0; log t: -1)")
+    if fit.hi < GAP_INCREMENT_EXPONENT:
+        return falsified(fit.hi - GAP_INCREMENT_EXPONENT, what + ": the gap grows slower than sqrt(t), not like C_2 t", **meas)
+    if fit.lo < GAP_INCREMENT_EXPONENT:
+        return inconclusive(what + ": cannot tell linear from sub-linear growth", **meas)
+    return holds(c2, what + f"; gap >= {c2:.4g} t for all t <= {int(t.max())}", **meas)
 
 
 def check_thm3_prediction(ev: Evidence, *, eps: float = 0.01, sentences=theorem3_sentences) -> Outcome:
     """Theorem 3: the trained transformer predicts ``n(x_0)`` on Theorem 3's unseen
     sentences with probability >= 1 - eps (eps = 0.01, for T and t large enough;
-    ``not-reached`` if the run was too short, ``falsified`` if the wrong token wins).
+    ``inconclusive`` if the run was too short, ``falsified`` if the wrong token wins).
     ``sentences(structure)`` gives ``(query, sentence, expected next token)``
     (:func:`ntpcheck.structure.theorem3_sentences`; wrong targets in the sabotage)."""
     traj = ev.trajectory
     sents = sentences(ev.structure)
     if not sents:
-        return not_reached("no query with a non-comparable token that has a collocation")
+        return outside("no query with a non-comparable token that has a collocation")
     ds = ev.dataset
     worst_p, worst_s, wrong = 1.0, "", []
     for q, sent, expected in sents:
@@ -138,7 +179,7 @@ def check_thm3_prediction(ev: Evidence, *, eps: float = 0.01, sentences=theorem3
     if wrong:
         return falsified(worst_p - (1 - eps), "predicted " + "; ".join(wrong[:3]), **meas)
     if worst_p < 1 - eps:
-        return not_reached(f"correct but only with probability {worst_p:.4g} on '{worst_s}'", **meas)
+        return inconclusive(f"correct but only with probability {worst_p:.4g} on '{worst_s}'", **meas)
     return holds(worst_p - (1 - eps), f"all {len(sents)} unseen sentences predicted, min probability {worst_p:.6g}", **meas)
 
 
@@ -193,7 +234,7 @@ def check_section7(ev: Evidence, *, loss_drop: float = 0.1, r2: float = 0.999) -
     The measured loss ratios are reported (at the paper's scale stage 2 falls
     by a few hundred in 900 steps, stage 1 by far more)."""
     if not ev.structure.eq3_pairs:
-        return not_reached("no sample has both optimal and non-optimal tokens: stage 2 has nothing to learn")
+        return outside("no sample has both optimal and non-optimal tokens: stage 2 has nothing to learn")
     traj = ev.trajectory
     outs = []
     for name, s in (("stage 1", traj.stage1), ("stage 2", traj.stage2)):
@@ -214,5 +255,5 @@ def check_section7(ev: Evidence, *, loss_drop: float = 0.1, r2: float = 0.999) -
         rr = 1 - float(res[0]) / tot if len(res) and tot > 0 else 1.0
         outs.append(inequality(np.array([rr]), np.array([r2]), np.array([s.steps[-1]]), sense=">=", what=f"{name} norm linear (R^2)", scale=np.array([1.0])))
     if not outs:
-        return not_reached("neither stage recorded enough steps")
+        return inconclusive("neither stage recorded enough steps")
     return worst(*outs)

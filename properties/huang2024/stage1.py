@@ -17,7 +17,7 @@ from ntpcheck import model
 from ntpcheck.model import safe_norm
 from ntpcheck.training import collocation_arrays
 
-from ..framework.checks import between, RTOL, falsified, holds, inequality, not_reached, tighten, worst
+from ..framework.checks import between, ROUNDING, RTOL, falsified, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome
 from . import bounds
@@ -71,16 +71,22 @@ def check_lemma2(ev: Evidence) -> Outcome:
 
 def check_prop1_alignment(ev: Evidence, *, k: int = 1) -> Outcome:
     """Proposition 1: ``1 - cos(W_ov^(t), W*_ov) <= 12 ||W*||^k log(2|V|) log t / (t eta_0)`` for t >= 2
-    (reading ``k``)."""
+    (reading ``k``).
+
+    Under Assumption 2 stage 1 is exact: by the symmetry of Lemma 3 every
+    column with a collocation stays ``a_t (e_{n(x)} - 1/|V|)`` with the same
+    ``a_t``, so ``W_ov^(t) = t eta_0 W*_ov/||W*_ov||`` and ``1 - cos`` is at
+    rounding level: the claim is then ``vacuous`` (it could not have failed).
+    """
     s = q.stage1(ev)
     mask = s.steps >= 2
     t = s.steps[mask]
     if not len(t):
-        return not_reached("Proposition 1 needs t >= 2")
+        return outside("Proposition 1 needs t >= 2")
     bound = bounds.prop1_alignment(t, ev.eta0, safe_norm(ev.w_ov_star), ev.dataset.n_vocab, k)
     return inequality(
         s.one_minus_cos[mask], bound, t, sense="<=", what=f"Prop. 1 alignment (k={k})",
-        trivial=lambda b: b >= 2.0,
+        trivial=lambda b: b >= 2.0, floor=ROUNDING,
     )
 
 
@@ -97,7 +103,7 @@ def check_prop1_loss(ev: Evidence, *, k: int = 1) -> Outcome:
     ok = (s.loss > 0) & np.isfinite(s.loss)
     t, L = s.steps[ok], s.loss[ok]
     if len(t) < 8:
-        return not_reached("too few steps with a positive loss to fit a rate")
+        return inconclusive("too few steps with a positive loss to fit a rate")
     half = t >= t.max() / 2
     rate = -float(np.polyfit(t[half], np.log(L[half]), 1)[0])
     log_const = float(np.max(np.log(L) + claimed * t))
@@ -153,15 +159,15 @@ def sabotaged_stage1_weights(ev: Evidence, steps: int = 50) -> np.ndarray:
 
 
 def _cor1_margins(ev: Evidence, k: int) -> tuple[np.ndarray, float] | Outcome:
-    """The margins at T and ``A``, or ``not-reached`` below Corollary 1's threshold."""
+    """The margins at T and ``A``, or ``outside-hypotheses`` below Corollary 1's threshold."""
     T, eta0 = ev.T, ev.eta0
     ws = safe_norm(ev.w_ov_star)
     need = bounds.cor1_threshold_constant(ws, ev.dataset.n_vocab, k) * math.log(max(T, 2)) / eta0
     if T < need:
-        return not_reached(f"T = {T} < 384 ||W*||^{k} log(2|V|) log T / eta0 = {need:.4g}", T=T, threshold=need)
+        return outside(f"T = {T} < 384 ||W*||^{k} log(2|V|) log T / eta0 = {need:.4g}", T=T, threshold=need)
     m = q.stage1(ev).margins[-1]
     if not len(m):
-        return not_reached("no collocation pair, so no margin")
+        return outside("no collocation pair, so no margin")
     return m, bounds.A(T, eta0, ws)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from ntpcheck import model
 from ntpcheck.model import safe_norm
 
-from ..framework.checks import between, inequality, not_reached, requires, vacuous, worst
+from ..framework.checks import between, inconclusive, inequality, outside, requires, vacuous, worst
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome, Verdict
 from . import bounds
@@ -82,7 +82,7 @@ def check_lemma4(ev: Evidence, *, rhs=lemma4_rhs) -> Outcome:
     ``rhs`` is the formula checked (replaced by a wrong one in the sabotage).
     """
     if not ev.idealised:
-        return not_reached("Lemma 4 is stated for the idealised stage-1 output (all margins = A)")
+        return outside("Lemma 4 is stated for the idealised stage-1 output (all margins = A)")
     s = q.stage2(ev)
     A = q.A(ev)
     rng = np.random.default_rng(zlib.crc32(ev.key[0].encode()))
@@ -117,7 +117,7 @@ def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcom
     L = ds.l_max
     rows = [(k, l) for k, pos in enumerate(st.optimal) for l in pos if len(ds.samples[k].sentence) > 1]
     if not rows or len(att) < 2:
-        return not_reached("no sample with an optimal position and another token")
+        return outside("no sample with an optimal position and another token")
     ks = np.array([r[0] for r in rows])
     ls = np.array([r[1] for r in rows])
     opt = att[:, ks, ls]  # (steps, rows)
@@ -174,7 +174,7 @@ def check_lemma7(ev: Evidence) -> Outcome:
     N, L = ev.dataset.n_samples, ev.dataset.l_max
     t0 = bounds.lemma7_t0(ev.eta, L, nws)
     if s.steps.max() < t0:
-        return not_reached(f"the run stops at t = {s.steps.max()} < t_0 = {t0}", t0=t0)
+        return outside(f"the run stops at t = {s.steps.max()} < t_0 = {t0}", t0=t0)
     lhs, rhs, triv, steps = [], [], [], []
     for t, W in zip(s.steps, s.weights):
         if t < t0:
@@ -193,7 +193,7 @@ def check_lemma7(ev: Evidence) -> Outcome:
         triv.append((1 + alpha) * abs(b) >= np.linalg.norm(G))
         steps.append(t)
     if not steps:
-        return not_reached("the gradient underflowed before t_0")
+        return inconclusive("the gradient underflowed before t_0")
     out = inequality(np.array(lhs), np.array(rhs), np.array(steps), sense=">=", what="Lemma 7", scale=np.abs(np.array(rhs)) + 1e-300)
     if out.verdict is Verdict.HOLDS and all(triv):
         return vacuous(out.slack, f"Lemma 7: implied by Cauchy-Schwarz at every t in [{t0}, {max(steps)}]", **out.measured, t0=t0)

@@ -11,9 +11,10 @@ import math
 
 import numpy as np
 
+from ntpcheck import model
 from ntpcheck.model import safe_norm
 
-from ..framework.checks import between, RTOL, falsified, fitted_loglog_slope, holds, inequality, not_reached, tighten, tighten_log, vacuous
+from ..framework.checks import between, ROUNDING, RTOL, falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, tighten_log, tightening, vacuous
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome
 from . import bounds
@@ -27,6 +28,8 @@ __all__ = [
     "check_thm2_attention",
     "check_thm2_loss",
     "check_fn3",
+    "log_non_optimal_mass",
+    "THM2_C0",
     "limit_loss",
     "log_limit_loss",
 ]
@@ -57,79 +60,143 @@ def check_thm1_alignment(ev: Evidence) -> Outcome:
     m = s.steps >= 2
     t = s.steps[m]
     bound = bounds.thm1_alignment(t, ev.eta, ev.dataset.n_samples, ev.dataset.l_max, safe_norm(ev.w_kq_star))
-    return inequality(s.one_minus_cos[m], bound, t, sense="<=", what="Thm. 1 alignment (main term)", trivial=lambda b: b >= 2.0, scale=np.maximum(bound, 1e-300))
+    return inequality(s.one_minus_cos[m], bound, t, sense="<=", what="Thm. 1 alignment (main term)", trivial=lambda b: b >= 2.0, scale=np.maximum(bound, 1e-300),
+                      floor=ROUNDING)
+
+
+#: Theorem 1's rate is fitted over t in [RATE_FROM T', T'] (or up to where 1 - cos reaches rounding level).
+RATE_FROM = 0.2
 
 
 def check_thm1_rate(ev: Evidence) -> Outcome:
-    """Theorem 1's rate ``1 - cos = O(log^2 t / t)``: the fitted log-log slope of the
-    tail must not exceed the local slope of ``log^2 t / t`` (``-1 + 2/log t``) by more
-    than 0.05 (a fitted slope over half a decade; 0.05 covers its noise)."""
+    """Theorem 1's rate ``1 - cos = O(log^2 t / t)``, from a fitted exponent with its interval.
+
+    Fits ``1 - cos ~ t^p`` over ``t in [T'/5, T']`` (stopping where ``1 - cos``
+    reaches rounding level, 1e-12) and compares the 95% interval of ``p`` with
+    the local exponent of ``log^2 t / t`` at the window's geometric middle,
+    ``-1 + 2/log t``: ``holds`` if the whole interval is at or below it,
+    ``falsified`` if the whole interval is above it (a slower decay),
+    ``inconclusive`` if it straddles it.  ``vacuous`` if ``1 - cos`` is at
+    rounding level over the whole window (aligned by symmetry: nothing to fit).
+    """
     s = q.stage2(ev)
     y = s.one_minus_cos
     t = s.steps
-    tail = (t >= t.max() / 2) & np.isfinite(y)
-    if tail.any() and np.all(y[tail] < 1e-12):
-        # aligned to rounding level (1 - cos ~ 1e-16) over the whole tail: nothing left to fit
-        return holds(1.0, f"1 - cos is at rounding level (< 1e-12) from t = {int(t.max() // 2)} on", rate="converged (< 1e-12)", t_max=int(t.max()))
-    ok = (t >= 2) & np.isfinite(y) & (y > 1e-12)
-    if ok.sum() < 8:
-        return not_reached("too few steps with 1 - cos > 0 to fit a rate")
-    slope = fitted_loglog_slope(t[ok], y[ok])
-    tm = float(np.sqrt(t[ok].max() * max(2, t[ok].max() / 2)))
-    claimed = tighten(bounds.thm1_local_exponent(tm), "<=")
-    sl = claimed - slope
-    meas = {"rate": f"t^{slope:.3f} (claimed local t^{claimed:.3f})", "fitted_exponent": slope, "claimed_local_exponent": claimed, "t_max": int(t.max())}
-    if sl < -0.05:
-        return falsified(sl, f"1 - cos decays like t^{slope:.3f}, slower than log^2 t/t (local t^{claimed:.3f})", **meas)
-    return holds(sl, f"1 - cos decays like t^{slope:.3f}, at least as fast as log^2 t/t (local t^{claimed:.3f})", **meas)
+    window = (t >= RATE_FROM * t.max()) & np.isfinite(y)
+    if not window.any():
+        return inconclusive("no recorded step in the fitting window")
+    if np.all(y[window] < ROUNDING):
+        return vacuous(float("nan"), f"1 - cos is at rounding level (< {ROUNDING:g}) over t in [{int(t[window].min())}, {int(t.max())}]: nothing to fit",
+                       t_max=int(t.max()))
+    use = window & (y >= ROUNDING)
+    fit = fit_exponent(t[use], y[use])
+    if fit is None:
+        return inconclusive("too few steps with 1 - cos above rounding level in the fitting window")
+    claimed = tighten(bounds.thm1_local_exponent(math.sqrt(fit.t_from * fit.t_to)), "<=")
+    meas = {**fit.as_measured(), "claimed_local_exponent": claimed, "t_max": int(t.max())}
+    what = f"1 - cos ~ t^{fit.exponent:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] over t in [{fit.t_from}, {fit.t_to}], log^2 t/t has local exponent {claimed:.3f}"
+    if fit.lo > claimed:
+        return falsified(claimed - fit.lo, what + ": slower", **meas)
+    if fit.hi > claimed:
+        return inconclusive(what + ": the interval straddles it", **meas)
+    return holds(claimed - fit.hi, what, **meas)
 
 
-def _first_holding_step(ok: np.ndarray, steps: np.ndarray) -> int | None:
-    """Smallest t from which ``ok`` holds until the end of the run (None if not at the end)."""
-    if not ok[-1]:
-        return None
-    bad = np.flatnonzero(~ok)
-    return int(steps[0]) if not len(bad) else int(steps[bad[-1] + 1])
+# ---- Theorem 2 -----------------------------------------------------------------------
+#: The absolute constant c_0 of Theorem 2's thresholds in the fixed-constant reading.
+THM2_C0 = 1.0
 
 
-@nonzero_w_kq
-def check_thm2_attention(ev: Evidence) -> Outcome:
-    """Theorem 2: for t beyond an (unspecified-c_0) threshold,
-    ``min_n sum_{l* in I(n)} phi_l*^(t) >= (1 + L_max exp(-C_1 t))^-1``, ``C_1 = eta/(4 L_max ||W*_kq||^2)``.
-
-    Reports the smallest t from which it holds to the end of the run and
-    the ``c_0`` that threshold corresponds to; ``not-reached`` if it does
-    not hold at the last step (a larger c_0 might still rescue it).
-    """
+def _thm2_window(ev: Evidence, c0: float) -> tuple[np.ndarray, dict] | Outcome:
+    """The recorded steps at which Theorem 2's thresholds (constant ``c0``) hold, and what they are;
+    ``outside-hypotheses`` if T is below the stage-1 threshold or the run ends before the stage-2 one."""
     s = q.stage2(ev)
-    st = ev.structure
     ds = ev.dataset
-    ws = safe_norm(ev.w_kq_star)
-    L = ds.l_max
-    C1 = bounds.C1(ev.eta, L, ws)
-    rows = [k for k, pos in enumerate(st.optimal) if pos]
-    opt = np.stack([s.attention[:, k, list(st.optimal[k])].sum(axis=1) for k in rows], axis=1).min(axis=1)
-    bound = bounds.thm2_attention(s.steps, C1, L)
-    # compare the non-optimal mass 1 - phi, which is computed without cancellation
-    non = np.stack([s.attention[:, k, [l for l in range(len(ds.samples[k].sentence)) if l not in st.optimal[k]]].sum(axis=1) for k in rows], axis=1).max(axis=1)
-    allowed = tighten(bounds.thm2_non_optimal_mass(s.steps, C1, L), "<=")
-    ok = non <= allowed * (1 + RTOL)
-    t_from = _first_holding_step(ok, s.steps)
-    if t_from is None:
-        return not_reached(f"at the last step t = {s.steps[-1]} the optimal attention {opt[-1]:.6g} is below {bound[-1]:.6g}", t_max=int(s.steps[-1]))
-    c0 = bounds.thm2_implied_c0(max(t_from, 2), ev.eta, ds.n_samples, L, ws)
-    # Trivial while the bound is at most 1/L_max, which Lemma 5's floor gives for free.
-    informative = bound > 1.0 / L
-    if not informative[s.steps >= t_from].any():
-        return vacuous(0.0, f"the bound stays below the trivial 1/L_max up to t = {s.steps[-1]}", t_max=int(s.steps[-1]))
-    return holds(float(np.min((allowed - non)[s.steps >= t_from] / np.maximum(allowed[s.steps >= t_from], 1e-300))),
-                 f"holds for t >= {t_from} (c_0 >= {c0:.3g}) through t = {s.steps[-1]}", holds_from_t=t_from, implied_c0=c0, t_max=int(s.steps[-1]))
+    w_ov, w_kq = safe_norm(ev.w_ov_star), safe_norm(ev.w_kq_star)
+    T_need = bounds.thm2_stage1_threshold(ev.T, ev.eta0, w_ov, ds.n_vocab, c0)
+    t_need = bounds.thm2_first_t(ev.eta, ds.n_samples, ds.l_max, w_kq, c0)
+    info = {"c0": c0, "T": ev.T, "T_threshold": T_need, "t_threshold": t_need, "t_max": int(s.steps.max())}
+    if ev.T < T_need:
+        return outside(f"T = {ev.T} < c_0 ||W*_ov||^{bounds.THM2_K} log|V| log T/eta_0 = {T_need:.4g} (c_0 = {c0:g})", **info)
+    m = s.steps >= t_need
+    if not m.any():
+        why = f" (training stopped: {s.stopped})" if s.stopped else ""
+        return outside(f"the run ends at t = {int(s.steps.max())} < c_0 N L_max ||W*_kq||^6 log^2 t/eta = {t_need} (c_0 = {c0:g}){why}", **info)
+    return m, info
+
+
+def log_non_optimal_mass(ev: Evidence) -> np.ndarray:
+    """``max_n log(1 - sum_{l* in I(n)} phi_l*^(n,t))`` at every recorded step of stage 2
+    (samples with an optimal and another token), computed from ``log phi``
+    (:func:`ntpcheck.model.log_attention`), so it is exact where phi underflows."""
+    s = q.stage2(ev)
+    ds = ev.dataset
+    arr = ds.arrays
+    non = np.zeros(arr.mask.shape, dtype=bool)
+    for k, pos in enumerate(ev.structure.optimal):
+        if pos:
+            non[k, : len(ds.samples[k].sentence)] = True
+            non[k, list(pos)] = False
+    rows = non.any(axis=1)
+    out = np.empty(len(s.steps))
+    for j, W in enumerate(s.weights):
+        la = model.log_attention(W, ev.E, arr)[rows]
+        la = np.where(non[rows], la, -np.inf)
+        m = la.max(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            lse = m[:, 0] + np.log(np.exp(la - np.where(np.isfinite(m), m, 0.0)).sum(axis=1))
+        out[j] = lse.max()
+    return out
 
 
 @nonzero_w_kq
-def check_thm2_loss(ev: Evidence) -> Outcome:
-    """Theorem 2: beyond the thresholds, ``L(theta^(t)) <= |V| exp(-A + 2 A L_max / (L_max + exp(C_1 t)))``,
-    ``A = C_0 T = T eta_0 / (4 ||W*_ov||^2)`` (the claimed ``L - L* <= ... - L*``, with ``L*`` cancelled)."""
+def check_thm2_attention(ev: Evidence, *, c0: float = THM2_C0, c1_factor: float = 1.0) -> Outcome:
+    """Theorem 2 with its thresholds evaluated at the absolute constant ``c0``
+    (``T >= c0 ||W*_ov||^5 log|V| log T/eta_0``, ``t >= c0 N L_max ||W*_kq||^6 log^2 t/eta``):
+    ``min_n sum_{l* in I(n)} phi_l*^(t) >= (1 + L_max exp(-C_1 t))^-1``, ``C_1 = eta/(4 L_max ||W*_kq||^2)``,
+    at every recorded t past the threshold.
+
+    Compared as the log of the non-optimal mass (exact where it underflows).
+    ``c1_factor`` multiplies ``C_1`` (a stronger bound, for tests); inside
+    :func:`~..framework.checks.tightened` (factor f) ``C_1`` becomes ``C_1/f``.
+    Also reports ``implied_c0``: the smallest ``c_0`` whose threshold the
+    inequality holds from to the end of the run.
+    """
+    got = _thm2_window(ev, c0)
+    if isinstance(got, Outcome):
+        return got
+    m, info = got
+    s = q.stage2(ev)
+    L = ev.dataset.l_max
+    ws = safe_norm(ev.w_kq_star)
+    C1 = bounds.C1(ev.eta, L, ws) * c1_factor / tightening()
+    lhs = log_non_optimal_mass(ev)
+    rhs = bounds.thm2_log_non_optimal_mass(s.steps, C1, L)
+    ok = lhs <= rhs + RTOL * np.maximum(1.0, np.abs(rhs))
+    t_from = _first_holding_step(ok, s.steps)
+    info["implied_c0"] = None if t_from is None else bounds.thm2_implied_c0(max(t_from, 2), ev.eta, ev.dataset.n_samples, L, ws)
+    info["C1"] = C1
+    slack = rhs[m] - lhs[m]  # in log units
+    k = int(np.argmin(slack))
+    tk = int(s.steps[m][k])
+    if slack[k] < -RTOL * max(1.0, abs(rhs[m][k])):
+        return falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}), the non-optimal attention is exp({lhs[m][k]:.6g}) "
+                         f"> allowed exp({rhs[m][k]:.6g}): the optimal attention is below (1 + L_max e^(-C_1 t))^-1", worst_t=tk, **info)
+    # Trivial while the bound is at most 1/L_max, which Lemma 5's floor gives for free.
+    if np.all(bounds.thm2_attention(s.steps[m], C1, L) <= 1.0 / L):
+        return vacuous(float(slack[k]), f"the bound stays at or below the trivial 1/L_max for t in [{info['t_threshold']}, {info['t_max']}]", **info)
+    return holds(float(slack[k]), f"holds at every t in [{info['t_threshold']}, {info['t_max']}] (c_0 = {c0:g}); tightest at t = {tk}", worst_t=tk, **info)
+
+
+@nonzero_w_kq
+def check_thm2_loss(ev: Evidence, *, c0: float = THM2_C0) -> Outcome:
+    """Theorem 2 with thresholds at ``c0`` (as :func:`check_thm2_attention`):
+    ``L(theta^(t)) <= |V| exp(-A + 2 A L_max / (L_max + exp(C_1 t)))``, ``A = C_0 T = T eta_0/(4 ||W*_ov||^2)``
+    (the claimed ``L - L* <= ... - L*`` with ``L*`` cancelled), compared in logs."""
+    got = _thm2_window(ev, c0)
+    if isinstance(got, Outcome):
+        return got
+    m, info = got
     s = q.stage2(ev)
     ws = safe_norm(ev.w_kq_star)
     L = ev.dataset.l_max
@@ -138,15 +205,30 @@ def check_thm2_loss(ev: Evidence) -> Outcome:
         logl = np.log(s.loss)
     ok = logl <= logb + RTOL * np.maximum(1, np.abs(logb))
     t_from = _first_holding_step(ok, s.steps)
-    if t_from is None:
-        return not_reached(f"at t = {s.steps[-1]} the loss {s.loss[-1]:.4g} exceeds the bound {math.exp(logb[-1]):.4g}", t_max=int(s.steps[-1]))
-    c0 = bounds.thm2_implied_c0(max(t_from, 2), ev.eta, ev.dataset.n_samples, L, ws)
-    m = s.steps >= t_from
+    info["implied_c0"] = None if t_from is None else bounds.thm2_implied_c0(max(t_from, 2), ev.eta, ev.dataset.n_samples, L, ws)
+    # Where the loss underflowed to 0 it is only known to be below the smallest float: undecided there
+    # unless the bound is above that.
+    m = m & ((s.loss > 0) | (logb >= math.log(np.finfo(float).tiny)))
+    if not m.any():
+        return inconclusive(f"the loss underflows (< 1e-308) past the threshold, where the bound is smaller still", **info)
+    slack = logb[m] - logl[m]
+    k = int(np.argmin(slack))
+    tk = int(s.steps[m][k])
+    if slack[k] < -RTOL * max(1.0, abs(logb[m][k])):
+        return falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}) the loss exp({logl[m][k]:.6g}) exceeds the bound exp({logb[m][k]:.6g})",
+                         worst_t=tk, **info)
     # Trivial while the bound is above the loss at the start of stage 2.
     if not (logb[m] < math.log(max(s.loss[0], 1e-300))).any():
-        return vacuous(float(np.min(logb[m] - logl[m])), f"the bound stays above the starting loss up to t = {s.steps[-1]}", t_max=int(s.steps[-1]))
-    return holds(float(np.min(logb[m] - logl[m])), f"holds for t >= {t_from} (c_0 >= {c0:.3g}) through t = {s.steps[-1]}",
-                 holds_from_t=t_from, implied_c0=c0, t_max=int(s.steps[-1]))
+        return vacuous(float(slack[k]), f"the bound stays above the starting loss for t in [{info['t_threshold']}, {info['t_max']}]", **info)
+    return holds(float(slack[k]), f"holds at every t in [{info['t_threshold']}, {info['t_max']}] (c_0 = {c0:g}); tightest at t = {tk}", worst_t=tk, **info)
+
+
+def _first_holding_step(ok: np.ndarray, steps: np.ndarray) -> int | None:
+    """Smallest t from which ``ok`` holds until the end of the run (None if not at the end)."""
+    if not ok[-1]:
+        return None
+    bad = np.flatnonzero(~ok)
+    return int(steps[0]) if not len(bad) else int(steps[bad[-1] + 1])
 
 
 def limit_loss(ev: Evidence) -> float:
@@ -167,7 +249,7 @@ def check_fn3(ev: Evidence, *, reading: str = "equal") -> Outcome:
     """
     log_lim = log_limit_loss(ev)
     if not np.isfinite(log_lim):
-        return not_reached("a sample has no optimal token")
+        return outside("a sample has no optimal token")
     log_star = bounds.fn3_log_L_star(q.A(ev), ev.dataset.n_vocab)
     meas = {"log_min_loss": log_lim, "log_L_star": log_star, "ratio_min_over_L*": math.exp(log_lim - log_star) if log_lim - log_star < 700 else float("inf")}
     if reading == "equal":

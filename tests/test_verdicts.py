@@ -1,0 +1,114 @@
+"""Honest verdicts: aggregation with counts, and checkers that can fail where it matters.
+
+The acceptance tests of the "verdicts a theorist can trust" issue: a claim is
+``holds`` only when enough instances met its hypotheses and held
+non-vacuously; Theorem 2 rejects a rate constant C_1 that is too large;
+Theorem 3 rejects gaps that grow like log t; Theorem 1's rate is reported as a
+fitted exponent with an interval.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from ntpcheck.properties import paper
+from ntpcheck.properties.framework import Outcome, Verdict, aggregate, evidence, run_claim
+from ntpcheck.properties.framework.checks import fit_exponent
+from ntpcheck.properties.huang2024 import setups
+from ntpcheck.properties.huang2024.section6 import check_thm3_gaps
+from ntpcheck.properties.huang2024.stage2_theorems import check_thm2_attention
+
+PAPER = paper("huang2024")
+
+
+def _outcomes(*verdicts):
+    return [Outcome(v, 0.5 if v is Verdict.HOLDS else float("nan")) for v in verdicts]
+
+
+@pytest.mark.parametrize(
+    "verdicts, need, expected",
+    [
+        ((Verdict.HOLDS,) * 3, 3, Verdict.HOLDS),
+        ((Verdict.HOLDS,) * 2 + (Verdict.OUTSIDE,) * 9, 3, Verdict.OUTSIDE),  # too few tested is never holds
+        ((Verdict.HOLDS, Verdict.VACUOUS, Verdict.VACUOUS), 3, Verdict.VACUOUS),  # vacuous instances never count as holds
+        ((Verdict.HOLDS, Verdict.INCONCLUSIVE, Verdict.VACUOUS), 3, Verdict.INCONCLUSIVE),
+        ((Verdict.HOLDS,) * 3 + (Verdict.INCONCLUSIVE,) * 2, 3, Verdict.HOLDS),
+        ((Verdict.HOLDS, Verdict.ERROR), 1, Verdict.ERROR),
+    ],
+)
+def test_aggregation_needs_enough_non_vacuous_holds(verdicts, need, expected):
+    claim = PAPER.claims[0]
+    r = aggregate(claim, _outcomes(*verdicts), need)
+    assert r.verdict is expected
+    c = r.counts
+    assert c["drawn"] == len(verdicts)
+    assert c["tested"] == c["holds"] + c["falsified"] + c["vacuous"] + c["inconclusive"]
+    assert c["drawn"] == c["tested"] + c["outside"] + c["error"]
+
+
+def test_run_claim_reports_counts_and_never_holds_below_min_tested():
+    r = run_claim(PAPER.claim("Thm. 3 [prediction]"), "quick", seed=0)
+    assert r.counts["drawn"] >= 4
+    assert r.verdict is not Verdict.HOLDS or r.counts["holds"] >= r.min_tested == 3
+
+
+def _thm2_ev():
+    return evidence(setups.thm2(setups.smallest_stage2()))
+
+
+def test_thm2_meets_its_thresholds_on_the_reference_instance():
+    o = check_thm2_attention(_thm2_ev())
+    assert o.verdict is Verdict.HOLDS, o.detail
+    assert o.measured["t_threshold"] < o.measured["t_max"]
+
+
+def test_thm2_rejects_c1_times_10():
+    """C_1 ten times as large is a stronger claim than the instance supports: falsified, not
+    "not reached" (a failure past the c_0 = 1 threshold is a failure)."""
+    o = check_thm2_attention(_thm2_ev(), c1_factor=10.0)
+    assert o.verdict is Verdict.FALSIFIED, o.detail
+
+
+def test_thm2_on_example1_is_outside_the_c0_1_thresholds():
+    """Example 1's stage-2 threshold with c_0 = 1 (N L_max ||W*_kq||^6 log^2 t/eta) lies far past the step
+    where NGD's gradient underflows, so the claim cannot be tested there: outside, never holds."""
+    o = check_thm2_attention(evidence(setups.thm2(setups.example1())))
+    assert o.verdict is Verdict.OUTSIDE
+    assert o.measured["t_threshold"] > o.measured["t_max"]
+
+
+def test_thm3_gaps_growing_like_log_t_are_falsified():
+    ev = evidence(setups.example1())
+    assert check_thm3_gaps(ev).verdict is Verdict.HOLDS
+    o = check_thm3_gaps(ev, gap=lambda t, g: np.log1p(t))
+    assert o.verdict is Verdict.FALSIFIED, o.detail
+
+
+def test_thm3_gaps_growing_linearly_with_an_offset_hold():
+    """Linear growth with any offset (gap = 5 + 0.01 t) is what the theorem allows."""
+    ev = evidence(setups.example1())
+    assert check_thm3_gaps(ev, gap=lambda t, g: 5 + 0.01 * t).verdict is Verdict.HOLDS
+
+
+def test_thm1_rate_reports_a_fitted_exponent_with_its_interval():
+    c = PAPER.claim("Thm. 1 [rate]")
+    from ntpcheck.properties.framework import evaluate
+
+    o = evaluate(c, setups.example1())
+    assert o.verdict is Verdict.HOLDS, o.detail
+    lo, hi = o.measured["exponent_ci"]
+    assert lo <= o.measured["fitted_exponent"] <= hi
+    assert o.measured["fit_window"][1] >= 10_000  # an asymptotic horizon, not the second half of 900 steps
+
+
+def test_fit_exponent_interval_has_its_coverage():
+    """The 95% interval covers the true exponent of a noisy power law in about 95 of 100 runs
+    (at least 88: three binomial standard deviations below 95)."""
+    t = np.arange(1, 5001)
+    hits = 0
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        f = fit_exponent(t, t**-1.5 * np.exp(0.05 * rng.standard_normal(len(t))))
+        hits += f.lo < -1.5 < f.hi
+    assert hits >= 88
