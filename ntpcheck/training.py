@@ -116,6 +116,7 @@ class StageTrajectory:
     stopped: str | None = None
     seconds: float = 0.0
     weights: np.ndarray | None = None  # (k, ...) the parameter at every recorded step, if kept
+    grad_scale: np.ndarray | None = None  # max |gradient| at every recorded step (stage 1: of the log-scaled gradient)
 
 
 @dataclass
@@ -201,22 +202,22 @@ def _ngd(
     n_steps: int,
     eta: float,
     grad: Callable[[np.ndarray], tuple[np.ndarray, float]],
-    record: Callable[[int, np.ndarray, float], None],
+    record: Callable[[int, np.ndarray, float, float], None],
     stride: int,
 ) -> tuple[np.ndarray, str | None]:
-    """Normalized GD ``W <- W - eta G/||G||``; calls ``record`` on recorded steps."""
+    """Normalized GD ``W <- W - eta G/||G||``; calls ``record(t, W, loss, max|G|)`` on recorded steps."""
     W = W0.copy()
     rec = set(_record_steps(n_steps, stride).tolist())
     for t in range(n_steps + 1):
         G, lo = grad(W)
+        scale = float(np.max(np.abs(G))) if G.size else 0.0
         if t in rec:
-            record(t, W, lo)
+            record(t, W, lo, scale)
         if t == n_steps:
             return W, None
-        scale = float(np.max(np.abs(G))) if G.size else 0.0
         if scale == 0.0 or not np.isfinite(scale):
             if t not in rec:
-                record(t, W, lo)
+                record(t, W, lo, scale)
             if scale == 0.0:
                 why = "is exactly zero (underflow, or a flat loss such as W_ov = 0)"
             else:
@@ -233,12 +234,13 @@ class _Recorder:
     computed in one vectorised pass at the end (:meth:`result`)."""
 
     def __init__(self, margin_fn, ref, attention_fn=None, keep_weights=False):
-        self.steps, self.loss, self.att, self.W = [], [], [], []
+        self.steps, self.loss, self.att, self.W, self.gscale = [], [], [], [], []
         self.margin_fn, self.ref, self.attention_fn, self.keep = margin_fn, ref, attention_fn, keep_weights
 
-    def __call__(self, t: int, W: np.ndarray, lo: float) -> None:
+    def __call__(self, t: int, W: np.ndarray, lo: float, gscale: float = float("nan")) -> None:
         self.steps.append(t)
         self.loss.append(lo)
+        self.gscale.append(gscale)
         self.W.append(W.copy())
         if self.attention_fn is not None:
             self.att.append(self.attention_fn(W))
@@ -269,6 +271,7 @@ class _Recorder:
             stopped,
             seconds,
             Ws if self.keep else None,
+            np.array(self.gscale),
         )
 
 
