@@ -112,3 +112,14 @@ def test_fit_exponent_interval_has_its_coverage():
         f = fit_exponent(t, t**-1.5 * np.exp(0.05 * rng.standard_normal(len(t))))
         hits += f.lo < -1.5 < f.hi
     assert hits >= 88
+
+
+def test_thm2_c1_times_10_is_a_true_bound_on_example1():
+    """Why the "C_1 x 10 on Example 1" sabotage cannot be used: even with no threshold at all
+    (c_0 = 0: every t >= 8), Example 1's non-optimal attention mass decays faster than
+    L_max exp(-10 C_1 t), so a checker that rejected C_1 x 10 there would be wrong.  The
+    measured ratio itself is printed by ``ntpcheck check`` and quoted in the README."""
+    ev = evidence(setups.thm2(setups.example1()))
+    o = check_thm2_attention(ev, c0=0.0, c1_factor=10.0)
+    assert o.verdict is Verdict.HOLDS, o.detail
+    assert check_thm2_attention(ev, c0=0.0, c1_factor=100.0).verdict is Verdict.FALSIFIED

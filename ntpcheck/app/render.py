@@ -143,7 +143,7 @@ def result_summary(r: ClaimResult) -> str:
     if r.verdict is Verdict.FALSIFIED:
         return f"slack {m.get('slack', float('nan')):.3g}"
     if "implied_c0" in m:
-        return f"c_0 >= {m['implied_c0']:.3g}"
+        return f"needs c_0 >= {m['implied_c0']:.3g}"
     if "fitted_exponent" in m:
         ci = m.get("exponent_ci")
         return f"slowest fitted t^{m['fitted_exponent']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
