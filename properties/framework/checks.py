@@ -50,7 +50,6 @@ __all__ = [
     "vacuous",
     "worst",
     "between",
-    "fitted_loglog_slope",
     "Fit",
     "fit_exponent",
     "requires",
@@ -221,19 +220,6 @@ def between(measured, lower, upper, steps, *, scale, what_lower: str, what_upper
     up = inequality(measured, upper, steps, sense="<=", what=what_upper, scale=scale)
     lo = inequality(measured, lower, steps, sense=">=", what=what_lower, scale=scale)
     return worst(up, lo)
-
-
-def fitted_loglog_slope(t: np.ndarray, y: np.ndarray, tail: float = 0.5) -> float:
-    """Least-squares slope of ``log y`` against ``log t`` over the last ``tail`` of the points."""
-    t = np.asarray(t, dtype=float)
-    y = np.asarray(y, dtype=float)
-    ok = (t > 0) & (y > 0) & np.isfinite(y)
-    t, y = t[ok], y[ok]
-    if len(t) < 4:
-        return float("nan")
-    k = int(len(t) * (1 - tail))
-    lt, ly = np.log(t[k:]), np.log(y[k:])
-    return float(np.polyfit(lt, ly, 1)[0])
 
 
 @dataclass(frozen=True)
