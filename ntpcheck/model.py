@@ -80,11 +80,15 @@ def _token_values(Wov: np.ndarray, E: np.ndarray | None) -> np.ndarray:
     return Wov if E is None else Wov @ E
 
 
+def _masked_scores(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:
+    """The attention scores ``x_l^T W_kq x_L`` of every sample, shape ``(N, L_max)``, ``-inf`` on padding."""
+    s = _token_scores(Wkq, E)[arr.tokens, arr.query[:, None]]
+    return np.where(arr.mask, s, -np.inf)
+
+
 def attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:
     """Attention weights ``phi^(n)`` (Eq. 9), shape ``(N, L_max)``, 0 on padding."""
-    K = _token_scores(Wkq, E)
-    s = K[arr.tokens, arr.query[:, None]]
-    s = np.where(arr.mask, s, -np.inf)
+    s = _masked_scores(Wkq, E, arr)
     s = s - s.max(axis=1, keepdims=True)
     e = np.exp(s)
     return e / e.sum(axis=1, keepdims=True)
@@ -104,9 +108,7 @@ def log_attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> n
     >>> np.round(log_attention(K, None, arr), 6).tolist()
     [[0.0, -1000.0]]
     """
-    K = _token_scores(Wkq, E)
-    s = K[arr.tokens, arr.query[:, None]]
-    s = np.where(arr.mask, s, -np.inf)
+    s = _masked_scores(Wkq, E, arr)
     m = s.max(axis=1, keepdims=True)
     return s - (m + np.log(np.exp(s - m).sum(axis=1, keepdims=True)))
 

@@ -21,7 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from ntpcheck.assumptions import CheckResult
-from ntpcheck.properties.framework import ClaimResult, MatrixCell, Verdict
+from ntpcheck.properties.framework import COUNT_NAMES, ClaimResult, MatrixCell, Verdict
 from ntpcheck.structure import Structure
 
 __all__ = [
@@ -155,7 +155,7 @@ def result_summary(r: ClaimResult) -> str:
 
 def counts_text(counts) -> str:
     """``tested/drawn`` and the non-zero per-verdict counts, e.g. ``10/14: 10 holds, 4 outside``."""
-    parts = [f"{counts[k]} {k}" for k in ("holds", "falsified", "vacuous", "inconclusive", "outside", "error") if counts.get(k)]
+    parts = [f"{counts[k]} {k}" for k in COUNT_NAMES.values() if counts.get(k)]
     return f"{counts['tested']}/{counts['drawn']}: " + ", ".join(parts) if parts else f"{counts['tested']}/{counts['drawn']}"
 
 

@@ -17,7 +17,7 @@ from .checks import RTOL, falsified, holds, inconclusive, inequality, outside, r
 from .claim import Claim, Finding, Paper, Structural, Tighten
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
-from .runner import PROFILES, ClaimResult, Profile, aggregate, evaluate, prepare, run_claim, run_claims, run_sabotage, select_claims, tightest_factor, versions
+from .runner import COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, evaluate, prepare, run_claim, run_claims, run_sabotage, select_claims, tightest_factor, versions
 from .verdicts import Outcome, Verdict
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "tightened",
     "PROFILES",
     "Profile",
+    "COUNT_NAMES",
     "tightest_factor",
     "ClaimResult",
     "prepare",

@@ -32,7 +32,7 @@ from .verdicts import TESTED, Outcome, Verdict
 __all__ = [
     "PROFILES",
     "Profile",
-    "COUNT_KEYS",
+    "COUNT_NAMES",
     "ClaimResult",
     "count",
     "min_tested_for",
@@ -69,7 +69,9 @@ class Profile:
 
 PROFILES = {"quick": Profile(4, 3, 12), "default": Profile(12, 10, 36), "thorough": Profile(150, 50, 300)}
 
-COUNT_KEYS = ("drawn", "tested", "holds", "falsified", "vacuous", "outside", "inconclusive", "error")
+#: The per-verdict keys of :func:`count`, in report order.
+COUNT_NAMES = {Verdict.HOLDS: "holds", Verdict.FALSIFIED: "falsified", Verdict.VACUOUS: "vacuous",
+               Verdict.INCONCLUSIVE: "inconclusive", Verdict.OUTSIDE: "outside", Verdict.ERROR: "error"}
 
 
 @dataclass(frozen=True)
@@ -142,16 +144,7 @@ def counterexample_text(claim: Claim, inst: Instance, o: Outcome) -> str:
 def count(outcomes: Sequence[Outcome]) -> dict[str, int]:
     """The counts of a run: drawn, tested (met the hypotheses), and one per verdict."""
     by = {v: sum(o.verdict is v for o in outcomes) for v in Verdict}
-    return {
-        "drawn": len(outcomes),
-        "tested": sum(by[v] for v in TESTED),
-        "holds": by[Verdict.HOLDS],
-        "falsified": by[Verdict.FALSIFIED],
-        "vacuous": by[Verdict.VACUOUS],
-        "outside": by[Verdict.OUTSIDE],
-        "inconclusive": by[Verdict.INCONCLUSIVE],
-        "error": by[Verdict.ERROR],
-    }
+    return {"drawn": len(outcomes), "tested": sum(by[v] for v in TESTED), **{name: by[v] for v, name in COUNT_NAMES.items()}}
 
 
 def min_tested_for(claim: Claim, profile: str) -> int:

@@ -39,8 +39,9 @@ def faithful_stage2(ev: Evidence) -> np.ndarray:
     """Per recorded stage-2 step: whether the float64 run is faithful to NGD there (the
     gradient's largest entry at least :data:`NORMAL_FLOOR`, and every earlier step too).
     Steps from the first unfaithful one on are not evidence about the algorithm."""
-    g = stage2(ev).grad_scale
-    ok = np.ones(len(stage2(ev).steps), dtype=bool)
+    s = stage2(ev)
+    g = s.grad_scale
+    ok = np.ones(len(s.steps), dtype=bool)
     if g is None:
         return ok
     bad = np.flatnonzero(~(g >= NORMAL_FLOOR))

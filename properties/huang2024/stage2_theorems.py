@@ -80,7 +80,7 @@ def check_thm1_rate(ev: Evidence) -> Outcome:
     last step with ``1 - cos >= 1e-10`` (100 times rounding level), and compares
     the 95% interval of ``p`` with the local exponent of ``log^2 t / t`` at the
     window's geometric middle, ``-1 + 2/log t``.  Steps where the float64 run is
-    no longer faithful to NGD (every non-optimal attention mass subnormal,
+    no longer faithful to NGD (the gradient's entries subnormal,
     :func:`.quantities.faithful_stage2`) are never fitted.  Verdicts: ``holds`` if the whole
     interval is at or below it, ``falsified`` if the whole interval is above it
     (a slower decay), ``inconclusive`` if it straddles it.  ``vacuous`` if
@@ -91,12 +91,10 @@ def check_thm1_rate(ev: Evidence) -> Outcome:
     y = s.one_minus_cos
     t = s.steps
     start = RATE_FROM * max(int(t.max()), ev.T2)
-    faithful = q.faithful_stage2(ev)
-    above = np.flatnonzero(np.isfinite(y) & (y >= FIT_FLOOR) & (t >= start) & faithful)
-    if not len(above) or t[above[-1]] < 2 * start:
+    use = np.isfinite(y) & (y >= FIT_FLOOR) & (t >= start) & q.faithful_stage2(ev)
+    if not use.any() or t[use].max() < 2 * start:
         return vacuous(float("nan"), f"1 - cos falls below {FIT_FLOOR:g} (rounding level x 100) before t = {int(2 * start)}: no asymptotic window to fit",
                        t_max=int(t.max()))
-    use = (t >= start) & (t <= t[above[-1]]) & np.isfinite(y) & (y >= FIT_FLOOR) & faithful
     fit = fit_exponent(t[use], y[use])
     if fit is None:
         return inconclusive("too few steps above rounding level in the fitting window")
@@ -178,24 +176,13 @@ def check_thm2_attention(ev: Evidence, *, c0: float = THM2_C0, c1_factor: float 
     m, info = got
     s = q.stage2(ev)
     L = ev.dataset.l_max
-    ws = safe_norm(ev.w_kq_star)
-    C1 = bounds.C1(ev.eta, L, ws) * c1_factor / tightening()
-    lhs = log_non_optimal_mass(ev)
-    rhs = bounds.thm2_log_non_optimal_mass(s.steps, C1, L)
-    ok = lhs <= rhs + RTOL * np.maximum(1.0, np.abs(rhs))
-    t_from = _first_holding_step(ok, s.steps)
-    info["implied_c0"] = _implied_c0(t_from, s.steps, ev.eta, ev.dataset.n_samples, L, ws)
+    C1 = bounds.C1(ev.eta, L, safe_norm(ev.w_kq_star)) * c1_factor / tightening()
     info["C1"] = C1
-    slack = rhs[m] - lhs[m]  # in log units
-    k = int(np.argmin(slack))
-    tk = int(s.steps[m][k])
-    if slack[k] < -RTOL * max(1.0, abs(rhs[m][k])):
-        return falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}), the non-optimal attention is exp({lhs[m][k]:.6g}) "
-                         f"> allowed exp({rhs[m][k]:.6g}): the optimal attention is below (1 + L_max e^(-C_1 t))^-1", worst_t=tk, **info)
     # Trivial while the bound is at most 1/L_max, which Lemma 5's floor gives for free.
-    if np.all(bounds.thm2_attention(s.steps[m], C1, L) <= 1.0 / L):
-        return vacuous(float(slack[k]), f"the bound stays at or below the trivial 1/L_max for t in [{info['t_threshold']}, {info['t_max']}]", **info)
-    return holds(float(slack[k]), f"holds at every t in [{info['t_threshold']}, {info['t_max']}] (c_0 = {c0:g}); tightest at t = {tk}", worst_t=tk, **info)
+    return _thm2_compare(ev, m, info, log_non_optimal_mass(ev), bounds.thm2_log_non_optimal_mass(s.steps, C1, L),
+                         failure="the non-optimal attention is exp({lhs:.6g}) > allowed exp({rhs:.6g}): "
+                                 "the optimal attention is below (1 + L_max e^(-C_1 t))^-1",
+                         trivial=bounds.thm2_attention(s.steps, C1, L) <= 1.0 / L, trivial_what="at or below the trivial 1/L_max")
 
 
 @nonzero_w_kq
@@ -208,29 +195,42 @@ def check_thm2_loss(ev: Evidence, *, c0: float = THM2_C0) -> Outcome:
         return got
     m, info = got
     s = q.stage2(ev)
-    ws = safe_norm(ev.w_kq_star)
     L = ev.dataset.l_max
-    logb = tighten_log(bounds.thm2_log_loss(s.steps, q.A(ev), bounds.C1(ev.eta, L, ws), L, ev.dataset.n_vocab), "<=")
+    logb = tighten_log(bounds.thm2_log_loss(s.steps, q.A(ev), bounds.C1(ev.eta, L, safe_norm(ev.w_kq_star)), L, ev.dataset.n_vocab), "<=")
     with np.errstate(divide="ignore"):
         logl = np.log(s.loss)
-    ok = logl <= logb + RTOL * np.maximum(1, np.abs(logb))
-    t_from = _first_holding_step(ok, s.steps)
-    info["implied_c0"] = _implied_c0(t_from, s.steps, ev.eta, ev.dataset.n_samples, L, ws)
     # Where the loss underflowed to 0 it is only known to be below the smallest float: undecided there
-    # unless the bound is above that.
-    m = m & ((s.loss > 0) | (logb >= math.log(np.finfo(float).tiny)))
-    if not m.any():
-        return inconclusive(f"the loss underflows (< 1e-308) past the threshold, where the bound is smaller still", **info)
-    slack = logb[m] - logl[m]
+    # unless the bound is above that.  Trivial while the bound is above the loss at the start of stage 2.
+    return _thm2_compare(ev, m, info, logl, logb, failure="the loss exp({lhs:.6g}) exceeds the bound exp({rhs:.6g})",
+                         trivial=logb >= math.log(max(s.loss[0], 1e-300)), trivial_what="above the starting loss",
+                         known=(s.loss > 0) | (logb >= math.log(np.finfo(float).tiny)))
+
+
+def _thm2_compare(ev: Evidence, m: np.ndarray, info: dict, lhs: np.ndarray, rhs: np.ndarray, *, failure: str,
+                  trivial: np.ndarray, trivial_what: str, known: np.ndarray | None = None) -> Outcome:
+    """Theorem 2's verdict from ``lhs <= rhs`` (both logs, per recorded step) at the steps ``m``
+    past the thresholds: ``falsified`` at the worst violation (``failure`` formatted with its
+    ``lhs``, ``rhs``); ``vacuous`` if the bound is ``trivial`` at every such step; else
+    ``holds``.  ``info`` gains ``implied_c0`` (:func:`_implied_c0`).  ``known``: steps where
+    ``lhs`` is known (else undecided); ``inconclusive`` if none past the thresholds is."""
+    s = q.stage2(ev)
+    ok = lhs <= rhs + RTOL * np.maximum(1.0, np.abs(rhs))
+    info["implied_c0"] = _implied_c0(_first_holding_step(ok, s.steps), s.steps, ev.eta, ev.dataset.n_samples, ev.dataset.l_max,
+                                     safe_norm(ev.w_kq_star))
+    if known is not None:
+        m = m & known
+        if not m.any():
+            return inconclusive("the measured quantity underflows (< 1e-308) past the threshold, where the bound is smaller still", **info)
+    slack = rhs[m] - lhs[m]  # in log units
     k = int(np.argmin(slack))
     tk = int(s.steps[m][k])
-    if slack[k] < -RTOL * max(1.0, abs(logb[m][k])):
-        return falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}) the loss exp({logl[m][k]:.6g}) exceeds the bound exp({logb[m][k]:.6g})",
-                         worst_t=tk, **info)
-    # Trivial while the bound is above the loss at the start of stage 2.
-    if not (logb[m] < math.log(max(s.loss[0], 1e-300))).any():
-        return vacuous(float(slack[k]), f"the bound stays above the starting loss for t in [{info['t_threshold']}, {info['t_max']}]", **info)
-    return holds(float(slack[k]), f"holds at every t in [{info['t_threshold']}, {info['t_max']}] (c_0 = {c0:g}); tightest at t = {tk}", worst_t=tk, **info)
+    window = f"t in [{info['t_threshold']}, {info['t_max']}]"
+    if slack[k] < -RTOL * max(1.0, abs(rhs[m][k])):
+        return falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}), "
+                         + failure.format(lhs=lhs[m][k], rhs=rhs[m][k]), worst_t=tk, **info)
+    if np.all(trivial[m]):
+        return vacuous(float(slack[k]), f"the bound stays {trivial_what} for {window}", **info)
+    return holds(float(slack[k]), f"holds at every {window} (c_0 = {info['c0']:g}); tightest at t = {tk}", worst_t=tk, **info)
 
 
 def _implied_c0(t_from: int | None, steps: np.ndarray, eta: float, n: int, l_max: int, w_kq: float) -> float | None:
