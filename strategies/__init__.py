@@ -16,7 +16,7 @@ text format, so a failing example can be pasted into ``ntpcheck check``.
 """
 
 from .breakers import BREAKABLE, GADGETS, violating
-from .datasets import realizable_datasets, token_names
+from .datasets import MAX_WEIGHT_RATIO, STEERS, realizable_datasets, token_names
 from .embeddings import embeddings
 from .params import instances, training_params
 
@@ -29,4 +29,6 @@ __all__ = [
     "BREAKABLE",
     "GADGETS",
     "token_names",
+    "STEERS",
+    "MAX_WEIGHT_RATIO",
 ]

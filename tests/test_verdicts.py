@@ -14,6 +14,7 @@ import pytest
 
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import Outcome, Verdict, aggregate, evidence, run_claim
+from ntpcheck.properties.framework.runner import PROFILES
 from ntpcheck.properties.framework.checks import fit_exponent
 from ntpcheck.properties.huang2024 import setups
 from ntpcheck.properties.huang2024.section6 import check_thm3_gaps
@@ -49,8 +50,8 @@ def test_aggregation_needs_enough_non_vacuous_holds(verdicts, need, expected):
 
 def test_run_claim_reports_counts_and_never_holds_below_min_tested():
     r = run_claim(PAPER.claim("Thm. 3 [prediction]"), "quick", seed=0)
-    assert r.counts["drawn"] >= 4
-    assert r.verdict is not Verdict.HOLDS or r.counts["holds"] >= r.min_tested == 3
+    assert r.counts["drawn"] >= PROFILES["quick"].draws
+    assert r.verdict is not Verdict.HOLDS or r.counts["holds"] >= r.min_tested == PROFILES["quick"].min_tested
 
 
 def _thm2_ev():

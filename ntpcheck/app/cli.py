@@ -121,6 +121,8 @@ def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
     p.add_argument("--profile", choices=list(PROFILES), default=default_profile)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
+    p.add_argument("--no-pinned", dest="pinned", action="store_false",
+                   help="skip the pinned regression examples: report only what the search finds on its own")
 
 
 def _embeddings(args, n_vocab: int) -> np.ndarray:

@@ -171,20 +171,27 @@ def results_table(results: list[ClaimResult]) -> str:
     return table(rows, ["claim", "variant", "verdict", "tested/drawn", "needed", "worst slack / rate", "counterexample"])
 
 
-def results_json(results: list[ClaimResult], paper: str, profile: str, seed: int, versions: dict) -> dict:
+def results_json(results: list[ClaimResult], paper: str, profile: str, seed: int, versions: dict, pinned: bool = True) -> dict:
     """The JSON object of ``ntpcheck verify --json``."""
-    return {"paper": paper, "claims": [r.to_json() for r in results], "profile": profile, "seed": seed, "versions": versions}
+    return {"paper": paper, "claims": [r.to_json() for r in results], "profile": profile, "seed": seed, "pinned": pinned,
+            "versions": versions}
 
 
 def matrix_table(cells: list[MatrixCell], conditions) -> str:
     """The assumption-necessity matrix as text; ``*`` marks a condition the claim does not list."""
     names = list(dict.fromkeys(c.claim.name for c in cells))
     by = {(c.claim.name, c.condition): c for c in cells}
-    rows = [[n] + [by[(n, cond)].result.verdict.value + ("" if by[(n, cond)].listed else "*") for cond in conditions] for n in names]
+    rows = [[n] + [matrix_cell_text(by[(n, cond)]) for cond in conditions] for n in names]
     return table(rows, ["claim"] + [f"without {c}" for c in conditions])
 
 
-def matrix_json(cells: list[MatrixCell], paper: str, profile: str, seed: int, versions: dict) -> dict:
+def matrix_cell_text(cell: MatrixCell) -> str:
+    """``verdict* tested/drawn``, e.g. ``falsified* 3/5`` (``*``: the claim does not list the condition)."""
+    r = cell.result
+    return f"{r.verdict.value}{'' if cell.listed else '*'} {r.counts['tested']}/{r.counts['drawn']}"
+
+
+def matrix_json(cells: list[MatrixCell], paper: str, profile: str, seed: int, versions: dict, pinned: bool = True) -> dict:
     """The JSON object of ``ntpcheck matrix --json``."""
     return {
         "paper": paper,
@@ -196,6 +203,7 @@ def matrix_json(cells: list[MatrixCell], paper: str, profile: str, seed: int, ve
         ],
         "profile": profile,
         "seed": seed,
+        "pinned": pinned,
         "versions": versions,
     }
 

@@ -34,23 +34,27 @@ def _write_json(path: str | None, obj: dict) -> None:
         atomic_write_text(path, text)
 
 
+def _pins(args) -> str:
+    return "" if args.pinned else ", pinned examples skipped"
+
+
 def run_verify(args) -> int:
     """Entry point of ``ntpcheck verify``."""
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
     t0 = time.perf_counter()
-    results = run_claims(claims, args.profile, args.seed, progress=_progress)
+    results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
     print(render.results_table(results))
     falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
     for r in falsified:
         print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}")
-    print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed})", file=sys.stderr)
+    print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
     if getattr(args, "report", None):
         from .reportmd import write_report
 
         path = write_report(args.report, results, args.profile, args.seed)
         print(f"report written to {path}", file=sys.stderr)
-    _write_json(args.json_path, render.results_json(results, p.name, args.profile, args.seed, versions()))
+    _write_json(args.json_path, render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned))
     return 1 if (args.strict and falsified) else 0
 
 
@@ -59,14 +63,15 @@ def run_matrix(args) -> int:
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
     t0 = time.perf_counter()
-    cells = matrix_cells(p, claims, args.profile, args.seed, progress=_progress)
+    cells = matrix_cells(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
     print(render.matrix_table(cells, p.conditions))
-    print("\n* = a condition the claim does not list among its assumptions")
+    print("\n* = a condition the claim does not list among its assumptions; n/m = instances tested / drawn")
     for c in cells:
-        if c.result.counterexample and not c.listed:
-            print(f"\n{c.claim.name} fails without {c.condition}, which it does not list:\n{c.result.counterexample}")
-    print(f"\n{len(cells)} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed})", file=sys.stderr)
-    _write_json(args.json_path, render.matrix_json(cells, p.name, args.profile, args.seed, versions()))
+        if c.result.counterexample:
+            why = "which it does not list" if not c.listed else "which it lists"
+            print(f"\n{c.claim.name} fails without {c.condition}, {why}:\n{c.result.counterexample}")
+    print(f"\n{len(cells)} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
+    _write_json(args.json_path, render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned))
     return 0
 
 

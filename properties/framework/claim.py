@@ -101,6 +101,10 @@ class Claim:
         At most this many instances need to meet the hypotheses for
         ``holds`` (the profile's ``min_tested`` otherwise): 1 for a claim
         about one fixed worked example, which has one instance.
+    score : callable or None
+        ``score(instance) -> float``: the claim's own distance to failure
+        (larger is closer), passed to :func:`hypothesis.target` with the
+        slack, so the search climbs towards structures that can falsify it.
     """
 
     id: str
@@ -117,6 +121,7 @@ class Claim:
     examples: tuple[Callable[[], Instance], ...] = ()
     notes: str = ""
     min_tested: int | None = None
+    score: Callable[[Instance], float] | None = None
 
     def __post_init__(self) -> None:
         if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):
@@ -142,6 +147,9 @@ class Paper:
     breaking : callable
         ``breaking(condition, profile) -> SearchStrategy[Instance]``: instances
         that break exactly that condition.
+    violated : callable
+        ``violated(instance) -> list of str``: the conditions an instance breaks
+        (used to file the claims' pinned examples under the matrix's columns).
     """
 
     name: str
@@ -149,6 +157,12 @@ class Paper:
     claims: tuple[Claim, ...]
     conditions: tuple[str, ...]
     breaking: Callable[[str, str], Any]
+    violated: Callable[[Any], list[str]] = lambda inst: []
+
+    def pinned_breaking(self, condition: str) -> tuple[Callable[[], Any], ...]:
+        """The pinned examples of any claim that break exactly ``condition``."""
+        makers = dict.fromkeys(m for c in self.claims for m in c.examples)
+        return tuple(m for m in makers if self.violated(m()) == [condition])
 
     def claim(self, name: str) -> Claim:
         """The claim with this full name (``"Lemma 5 [trained W_ov]"``)."""

@@ -35,16 +35,21 @@ class MatrixCell:
 
 
 def _without(paper: Paper, claim: Claim, condition: str) -> Claim:
-    return dataclasses.replace(claim, data=lambda profile: paper.breaking(condition, profile), examples=())
+    """``claim`` on data that breaks exactly ``condition``; its pinned examples are the
+    paper's pinned examples (of any claim) that break exactly that condition."""
+    return dataclasses.replace(claim, data=lambda profile: paper.breaking(condition, profile),
+                               examples=paper.pinned_breaking(condition))
 
 
-def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int, progress=None) -> list[MatrixCell]:
-    """Every (claim, condition) cell, in claim order, each run with ``run_claim``."""
+def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int, progress=None, *,
+                 pinned: bool = True) -> list[MatrixCell]:
+    """Every (claim, condition) cell, in claim order, each run with ``run_claim``
+    (``pinned=False``: without pinned examples, only what the search finds)."""
     todo = [(c, cond) for c in claims if c.setup is not None for cond in paper.conditions]
     cells = []
     for k, (c, cond) in enumerate(todo, 1):
         t0 = time.perf_counter()
-        r = run_claim(_without(paper, c, cond), profile, seed)
+        r = run_claim(_without(paper, c, cond), profile, seed, pinned=pinned)
         if progress:
             progress(f"[{k}/{len(todo)}] {c.name} without {cond}: {r.verdict} ({time.perf_counter() - t0:.1f} s)")
         cells.append(MatrixCell(c, cond, r))

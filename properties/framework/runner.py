@@ -67,7 +67,7 @@ class Profile:
     budget: int
 
 
-PROFILES = {"quick": Profile(4, 3, 12), "default": Profile(12, 10, 36), "thorough": Profile(150, 50, 300)}
+PROFILES = {"quick": Profile(8, 5, 24), "default": Profile(50, 20, 100), "thorough": Profile(300, 100, 600)}
 
 #: The per-verdict keys of :func:`count`, in report order.
 COUNT_NAMES = {Verdict.HOLDS: "holds", Verdict.FALSIFIED: "falsified", Verdict.VACUOUS: "vacuous",
@@ -200,11 +200,15 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested)
 
 
-def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimResult:
+def run_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinned: bool = True) -> ClaimResult:
     """Check one claim on instances from its strategy; shrink any counterexample.
 
-    Draws ``PROFILES[profile].draws`` instances, and more (up to ``budget``)
-    while fewer than ``min_tested`` met the claim's hypotheses.
+    Replays the claim's pinned regression examples first (unless ``pinned`` is
+    False: then only what the search finds on its own is reported), then draws
+    ``PROFILES[profile].draws`` instances, and more (up to ``budget``) while
+    fewer than ``min_tested`` met the claim's hypotheses.  A claim with a
+    ``score`` (its distance to failure) always searches the whole budget,
+    steered by :func:`hypothesis.target`.
     """
     from hypothesis import HealthCheck, find, settings, target
     from hypothesis.errors import NoSuchExample, Unsatisfiable
@@ -212,7 +216,7 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
     prof = PROFILES[profile]
     need = min_tested_for(claim, profile)
     outcomes: list[Outcome] = []
-    for make_example in claim.examples:  # pinned regression cases first
+    for make_example in claim.examples if pinned else ():  # pinned regression cases first
         inst = make_example()
         o = evaluate(claim, inst)
         outcomes.append(o)
@@ -220,9 +224,13 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
             return _falsified(claim, inst, o, outcomes, need, " (pinned regression example)")
     searched: list[list[Outcome]] = []  # the outcomes up to the first falsification (shrinking not counted)
 
+    # A claim with its own distance to failure searches its whole budget: Hypothesis
+    # starts climbing targets only after half of it.
+    draws = prof.budget if claim.score is not None else prof.draws
+
     def enough() -> bool:
         held = sum(o.verdict is Verdict.HOLDS for o in outcomes)
-        return len(outcomes) >= prof.draws and held >= need
+        return len(outcomes) >= draws and held >= need
 
     def falsifies(inst: Instance) -> bool:
         if not searched and enough():
@@ -232,6 +240,8 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0) -> ClaimRes
             outcomes.append(o)
         if math.isfinite(o.slack) and o.verdict in TESTED:
             target(-float(o.slack), label="negative slack")
+        if claim.score is not None:
+            target(float(claim.score(inst)), label="distance to failure")
         if o.verdict is Verdict.FALSIFIED and not searched:
             searched.append(list(outcomes))
         return o.verdict is Verdict.FALSIFIED
@@ -270,12 +280,13 @@ def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:
     return out
 
 
-def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None) -> list[ClaimResult]:
+def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, *, pinned: bool = True) -> list[ClaimResult]:
+    """:func:`run_claim` on each claim, in order; ``progress`` gets one line per claim."""
     claims = list(claims)
     results = []
     for k, c in enumerate(claims, 1):
         t0 = time.perf_counter()
-        r = run_claim(c, profile, seed)
+        r = run_claim(c, profile, seed, pinned=pinned)
         if progress:
             progress(f"[{k}/{len(claims)}] {c.name}: {r.verdict} ({r.instances} instances, {time.perf_counter() - t0:.1f} s)")
         results.append(r)

@@ -24,4 +24,5 @@ PAPER = Paper(
     claims=CLAIMS,
     conditions=tuple(CONDITIONS),
     breaking=setups.breaking,
+    violated=setups.violated,
 )

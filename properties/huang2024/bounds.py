@@ -30,6 +30,7 @@ from ntpcheck.errors import AssumptionViolatedError
 from ntpcheck.structure import Role, as_structure
 
 __all__ = [
+    "prop2_hall_deficiency",
     "A",
     "C0",
     "C1",
@@ -237,6 +238,51 @@ def fn3_log_L_star(A_: float, n_vocab: int) -> float:
 
 
 # ---- Section 6 ---------------------------------------------------------------
+
+
+def prop2_hall_deficiency(st) -> float:
+    """How far Proposition 2's formula is from being the max-margin solution (ours).
+
+    Eq. (3) separates over queries; under query ``q`` the formula point
+    (``|N|/(|O|+|N|)`` on ``O``, ``-|O|/(|O|+|N|)`` on ``N``) is feasible with
+    every constraint tight, so it is optimal iff KKT multipliers ``lambda >= 0``
+    exist on the order's edges ``o > x`` with each optimal token sending
+    ``2|N|/(|O|+|N|)`` and each non-optimal one receiving ``2|O|/(|O|+|N|)``: a
+    transportation problem, feasible iff Hall's condition
+    ``|N(S)|/|N| >= |S|/|O|`` holds for every set ``S`` of optimal tokens
+    (``N(S)``: the non-optimal tokens below some token of ``S``).
+
+    Returns ``max_q max_S (|S|/|O| - |N(S)|/|N|)`` over proper non-empty
+    subsets ``S`` of ``O`` for queries with ``|O| >= 2``, and ``-1`` if there
+    is none (then Hall's condition holds trivially): ``<= 0`` iff the formula
+    is exact, ``> 0`` by how much Hall's condition fails.  Under Section 3's
+    prefix convention every query has one optimal token, so the result is
+    ``-1``.  The value is also a distance to failure for the search.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> prop2_hall_deficiency(ntpcheck.analyse(ntpcheck.load("example1")))
+    -1.0
+    >>> cex = ntpcheck.loads("A -> A\\nA A B -> A\\nC -> B\\nC D E B -> B\\n")
+    >>> round(prop2_hall_deficiency(ntpcheck.analyse(cex)), 6)  # S = {A}: 1/2 - 1/3
+    0.166667
+    """
+    from itertools import combinations
+
+    st = as_structure(st)
+    worst = -1.0
+    for q, g in st.orders.items():
+        r = st.roles[q]
+        O = [x for x, role in r.items() if role is Role.OPTIMAL]
+        N = {x for x, role in r.items() if role is Role.NON_OPTIMAL}
+        if len(O) < 2 or not N:
+            continue
+        for k in range(1, len(O)):
+            for S in combinations(O, k):
+                below = {y for o in S for y in g.successors(o) if y in N}
+                worst = max(worst, k / len(O) - len(below) / len(N))
+    return worst
 
 
 def prop2_values(st) -> dict[str, dict[str, float]]:

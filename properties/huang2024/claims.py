@@ -21,12 +21,15 @@ from ..framework.evidence import evidence
 from ..framework.verdicts import Verdict
 from . import findings, setups
 from .bounds import prop2_values
+from .scores import hall_excess, majority_tightness
 from .gradients import check_eq5, check_eq6, eq6_literal
 from .section6 import (
     check_example1,
     check_example2,
     check_prop2,
     check_prop2_corrected,
+    check_prop2_exact,
+    complete_bipartite,
     check_section7,
     check_thm3_gaps,
     check_thm3_prediction,
@@ -84,11 +87,12 @@ def _reading(base: str | None, data: str) -> str | None:
     return data if not base else f"{base}, {data}"
 
 
-def structural(setup, check, what: str, **inputs) -> Structural:
-    """``check`` on Example 1 (after ``setup``, if any) with sabotaged ``inputs``, each computed from the evidence."""
+def structural(setup, check, what: str, *, on=setups.example1, **inputs) -> Structural:
+    """``check`` on ``on()`` (Example 1 by default; after ``setup``, if any) with sabotaged
+    ``inputs``, each computed from the evidence."""
 
     def run():
-        ev = evidence(setups.example1() if setup is None else setup(setups.example1()))
+        ev = evidence(on() if setup is None else setup(on()))
         return check(ev, **{k: f(ev) for k, f in inputs.items()})
 
     return Structural(run, what)
@@ -205,10 +209,18 @@ CLAIMS: tuple[Claim, ...] = (
           "necessarily prefix-closed)", ASSUMPTIONS_1_2, NOT_PREFIX_CLOSED, check_prop2, setup=SOLVE_ONLY,
           reading="Assumptions 1-2 only",
           sabotage=structural(SOLVE_ONLY, check_prop2, "every optimal value bumped by 0.01", formula=_fixed(_perturbed_prop2)),
-          expect=Verdict.FALSIFIED, finding=findings.PROP2_WITHOUT_PREFIX, examples=(findings.prop2_counterexample,)),
+          expect=Verdict.FALSIFIED, finding=findings.PROP2_WITHOUT_PREFIX, examples=(findings.prop2_counterexample,),
+          score=hall_excess),
     Claim("Prop. 2 (corrected)", "§6", "the formula holds when every optimal token is above every non-optimal one under each "
           "query (automatic under prefix closure)", ASSUMPTIONS_1_2, NOT_PREFIX_CLOSED, check_prop2_corrected, setup=SOLVE_ONLY,
           sabotage=structural(SOLVE_ONLY, check_prop2_corrected, "every optimal value bumped by 0.01", formula=_fixed(_perturbed_prop2)),
+          examples=(findings.prop2_counterexample,)),
+    Claim("Prop. 2 (exact)", "§6", "the formula is the max-margin solution iff, under every query, "
+          "|N(S)|/|N| >= |S|/|O| for every set S of optimal tokens (Hall's condition for the KKT multipliers; ours)",
+          ASSUMPTIONS_1_2, NOT_PREFIX_CLOSED, check_prop2_exact, setup=SOLVE_ONLY, score=hall_excess,
+          sabotage=structural(None, check_prop2_exact, "Hall's condition replaced by the complete-bipartite one, on data "
+                              "where only Hall's holds", condition=_fixed(complete_bipartite),
+                              on=setups.hall_not_bipartite),
           examples=(findings.prop2_counterexample,)),
     *(Claim("Thm. 3", "§6", "(x* - x_0)^T W_kq^(t) q >= C_2 t and (x_0 - x)^T W_kq^(t) q >= C_2 t for some C_2 > 0: positive "
             "at every t and growing linearly on t in [T'/4, T'] (Theorem 3)",

@@ -14,11 +14,13 @@ from ntpcheck.structure import Role, theorem3_sentences
 from ..framework.checks import falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence
 from ..framework.verdicts import Outcome, Verdict
-from .bounds import prop2_values
+from .bounds import prop2_hall_deficiency, prop2_values
 
 __all__ = [
     "check_prop2",
     "check_prop2_corrected",
+    "check_prop2_exact",
+    "hall_condition",
     "complete_bipartite",
     "check_thm3_gaps",
     "thm3_gaps",
@@ -33,6 +35,9 @@ __all__ = [
 #: leaves room for ill-conditioned active sets and is far below any formula error
 #: (which is at least 1/(|O|+|N|)^2 for a wrong count).
 PROP2_TOL = 1e-7
+#: Hall deficiencies are differences of fractions with denominators <= |V|, so a
+#: positive one is at least 1/|V|^2; 1e-12 only absorbs rounding.
+HALL_TOL = 1e-12
 
 
 def _prop2_error(ev: Evidence, vals) -> tuple[float, str]:
@@ -58,6 +63,29 @@ def check_prop2(ev: Evidence, *, formula=prop2_values) -> Outcome:
     if err > tol:
         return falsified(sl, where, max_abs_error=err, max_optimal_per_query=n_opt)
     return holds(sl, f"matches the solver to {err:.2g}", max_abs_error=err, max_optimal_per_query=n_opt)
+
+
+def hall_condition(ev: Evidence) -> bool:
+    """Whether Hall's condition of :func:`.bounds.prop2_hall_deficiency` holds (the formula is exact)."""
+    return prop2_hall_deficiency(ev.structure) <= HALL_TOL
+
+
+def check_prop2_exact(ev: Evidence, *, condition=hall_condition) -> Outcome:
+    """Proposition 2 corrected exactly (ours): the formula is the max-margin solution iff,
+    under every query, Hall's condition ``|N(S)|/|N| >= |S|/|O|`` holds for every set
+    ``S`` of optimal tokens (:func:`.bounds.prop2_hall_deficiency`).  Falsified when the
+    solver and the condition disagree, in either direction (``condition`` is replaced
+    by a weaker one in the structural sabotage)."""
+    err, where = _prop2_error(ev, prop2_values(ev.structure))
+    exact, predicted = err <= PROP2_TOL, bool(condition(ev))
+    deficiency = prop2_hall_deficiency(ev.structure)
+    m = dict(max_abs_error=err, hall_deficiency=deficiency)
+    if exact != predicted:
+        said = "exact" if predicted else "wrong"
+        return falsified(-abs(err - PROP2_TOL), f"the condition says the formula is {said}, the solver says "
+                         f"{'exact' if exact else 'wrong'} (" + (f"error {err:.2g}" if exact else where) + ")", **m)
+    return holds(abs(err - PROP2_TOL), f"formula {'exact' if exact else 'wrong'}, as the condition says "
+                 f"(Hall deficiency {deficiency:.3g})", **m)
 
 
 def complete_bipartite(ev: Evidence) -> bool:

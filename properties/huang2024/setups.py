@@ -22,7 +22,7 @@ from ntpcheck.instance import Instance
 from ntpcheck.model import safe_norm
 from ntpcheck.training import TrainingConfig
 
-from ntpcheck.strategies import instances, realizable_datasets, violating
+from ntpcheck.strategies import STEERS, instances, realizable_datasets, violating
 
 from ..framework.evidence import evidence
 from . import bounds, quantities
@@ -33,8 +33,10 @@ __all__ = [
     "fixed",
     "section7",
     "breaking",
+    "violated",
     "example1",
     "one_self_loop",
+    "hall_not_bipartite",
     "params",
     "idealised",
     "cor1",
@@ -57,12 +59,14 @@ Data = Callable[[str], st.SearchStrategy]
 ParamMap = Callable[[Instance], Instance]
 
 
-def realizable(*, prefix_closed: bool = True, embeddings: str = "canonical") -> Data:
-    """Realizable datasets (Assumptions 1-3) sized for the profile, as instances."""
+def realizable(*, prefix_closed: bool = True, embeddings: str = "canonical", steer=STEERS) -> Data:
+    """Realizable datasets (Assumptions 1-3) sized for the profile, as instances,
+    steered (by default) towards every structure of :data:`~ntpcheck.strategies.STEERS`."""
 
     def data(profile: str) -> st.SearchStrategy[Instance]:
         sizes = SIZES[profile]
-        return instances(realizable_datasets(prefix_closed=prefix_closed, **sizes), TrainingConfig(), embeddings=embeddings)
+        ds = realizable_datasets(prefix_closed=prefix_closed, steer=steer, **sizes)
+        return instances(ds, TrainingConfig(), embeddings=embeddings)
 
     return data
 
@@ -86,9 +90,23 @@ def breaking(condition: str, profile: str) -> st.SearchStrategy[Instance]:
     return violating(condition, **SIZES[profile])
 
 
+def violated(inst: Instance) -> list[str]:
+    """The conditions of :data:`ntpcheck.assumptions.CONDITIONS` that ``inst`` breaks."""
+    from ntpcheck.assumptions import check_all, failed
+
+    return failed(check_all(inst.dataset, inst.E))
+
+
 def example1() -> Instance:
     """Example 1 of the paper with the Section 7 parameters (the sabotages' reference)."""
     return Instance(ntpcheck.load("example1"))
+
+
+def hall_not_bipartite() -> Instance:
+    """Two optimal tokens under ``E`` with overlapping non-optimal sets (``A > C, E`` and
+    ``B > D, E``): not complete bipartite, yet Hall's condition holds, so Proposition 2's
+    formula is exact."""
+    return Instance(ntpcheck.loads("A -> A\nB -> B\nA C E -> A\nB D E -> B\n"))
 
 
 def one_self_loop() -> Instance:
