@@ -1,11 +1,40 @@
 """Strategies for datasets that break exactly one condition of the paper.
 
-``violating(a)`` draws a realizable, prefix-closed base dataset (which may
-shrink to nothing) and adds a small *gadget* on fresh tokens ``u, v, w``
-(named after the base's tokens) that breaks condition ``a`` and nothing else.
-Because the gadget's tokens and collocation targets are fresh, the base's
-samples, orders and collocation are untouched; for ``"2"`` the dataset is
-realizable and the embeddings are drawn non-orthonormal instead.
+``violating(a)`` draws one of two kinds of violation (for ``"2"`` the dataset
+is realizable and the embeddings are drawn non-orthonormal instead):
+
+*isolated*
+    a realizable, prefix-closed base dataset (which may shrink to nothing)
+    plus a small *gadget* on fresh tokens ``u, v, w`` that breaks condition
+    ``a`` and nothing else.  The gadget never touches the base's queries,
+    tokens or collocation, so it shows only what a violation does to itself.
+*embedded*
+    a realizable, prefix-closed base dataset (at least one sentence) plus
+    one or a few samples built *from the base*: the violating sentence is a
+    base sentence, or a base sentence followed by its next token, so it
+    shares its query and tokens with base samples; its next token is any
+    base token (one with a next token or without); its weight is drawn like
+    the base's (up to 1000x apart).  Candidate additions are tried from a
+    drawn starting point and the first that breaks exactly ``a`` (checked
+    with :func:`ntpcheck.assumptions.check_all`) is kept, so every draw
+    keeps the promise; if no candidate does, the isolated gadget is used.
+
+    ======= ============================================================
+    cond.   embedded additions (``X -> y`` a base sample, ``S`` = ``X`` or ``X y``)
+    ======= ============================================================
+    1i      ``S -> z`` with no token of ``S`` collocated to ``z``;
+            ``x -> z`` for a one-token sample ``x -> y``, ``z != y``;
+            ``x -> n(x')`` for a token ``x`` without a next token
+    1ii     ``S -> n(t)`` for a token ``t`` of ``S`` (reverses an order)
+    3       ``X y -> y``, ``X y y -> y`` (``y`` repeated past ``I(n)``), or
+            ``S -> n(t)`` for a token ``t`` of ``S`` outnumbered in ``S``
+    prefix  ``X t -> n(o)`` with ``t != y`` (the prefix ``X -> t`` missing)
+    ======= ============================================================
+
+    Embedded violations whose query is shared with a base sample shrink to
+    (``tests/test_strategies.py``): 1i ``A -> B, A B -> B, A B -> A``;
+    1ii ``A -> B, A B -> B, B -> A, A B -> A``; 3 ``A -> B, A B -> B,
+    A B B -> B``; prefix ``A -> B, A A -> B``.
 
 Gadgets (each is minimal for its kind; see ``tests/test_strategies.py``):
 
@@ -30,16 +59,21 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ntpcheck.assumptions import CONDITIONS
-from ntpcheck.data import Dataset
+from ntpcheck.assumptions import CONDITIONS, check_all, failed
+from ntpcheck.data import Dataset, Sample
 from ntpcheck.instance import Instance
 from ntpcheck.textformat import loads
 
 from ._validation import check_bounds, check_choice, check_int
-from .datasets import draw_realizable, token_names
+from .datasets import STEERS, WEIGHTS, draw_realizable, token_names
 from .embeddings import non_orthonormal_matrices
 
-__all__ = ["violating", "GADGETS", "BREAKABLE"]
+__all__ = ["violating", "GADGETS", "BREAKABLE", "KINDS"]
+
+#: The kinds of violation ``violating`` draws, in shrinking order.
+KINDS = ("isolated", "embedded")
+#: Candidate additions tried per embedded draw before falling back to the gadget.
+_MAX_TRIES = 200
 
 #: The conditions ``violating`` can break (those of :data:`ntpcheck.CONDITIONS`).
 BREAKABLE = CONDITIONS
@@ -73,6 +107,65 @@ def _instantiate(text: str, names: list[str]) -> Dataset:
     return loads("\n".join(lines) + "\n")
 
 
+def _candidates(condition: str, b, max_len: int) -> list[tuple[tuple[str, ...], ...]]:
+    """Additions to the base (each a tuple of (sentence, next) pairs) that may break ``condition``.
+
+    Every sentence added is a base sentence ``X`` or ``X y`` for a base sample
+    ``X -> y`` (whose prefixes are all samples), except for ``"prefix"``, whose
+    ``X t`` skips the sample ``X -> t``; which candidates break exactly
+    ``condition`` is decided by the caller."""
+    n = b.n
+    base = [(smp.sentence, smp.next) for smp in b.samples]
+    keys = set(base)
+    vocab = list(dict.fromkeys(t for sent, y in base for t in (*sent, y)))
+    image = set(n.values())
+    out: list[tuple[tuple[str, ...], ...]] = []
+    stems = [(X, y, S) for X, y in base for S in (X, X + (y,)) if len(S) <= max_len]
+    if condition == "1i":
+        out += [((S, z),) for X, y, S in stems for z in vocab if z not in {n.get(t) for t in S}]
+        out += [(((x,), z),) for x, y in n.items() for z in vocab if z != y]
+        out += [(((x,), z),) for x in vocab if x not in n for z in image]
+    elif condition == "1ii":
+        out += [((S, n[t]),) for X, y, S in stems if len(S) > 1 for t in dict.fromkeys(S) if t in n and (S, n[t]) not in keys]
+    elif condition == "3":
+        out += [((X + (y,), y), (X + (y, y), y)) for X, y in base if len(X) + 2 <= max_len and n.get(y) != y]
+        out += [((S, n[t]),) for X, y, S in stems if len(S) > 2 for t in dict.fromkeys(S) if t in n and (S, n[t]) not in keys]
+    elif condition == "prefix":
+        out += [((X + (t,), n[o]),) for X, y in base if len(X) < max_len for t in vocab if t != y and (X, t) not in keys
+                for o in dict.fromkeys(X + (t,)) if o in n]
+    return out
+
+
+def _draw_embedded(draw, condition: str, pool: list[str], *, max_len: int, max_samples: int, min_vocab: int) -> Dataset | None:
+    """A base dataset with an embedded violation of ``condition``; a base on which no
+    candidate works is redrawn with one more sentence (up to three); None if none works."""
+    for min_sentences in (1, 2, 3):
+        b = draw_realizable(draw, pool, max_len=max_len, max_samples=max(1, max_samples - 2), prefix_closed=True,
+                            min_sentences=min_sentences, steer=STEERS)
+        cands = _candidates(condition, b, max_len)
+        if not cands:
+            continue
+        start = draw(st.integers(0, len(cands) - 1))
+        weight = draw(WEIGHTS)
+        for k in range(min(len(cands), _MAX_TRIES)):
+            added = [Sample(sent, y, weight) for sent, y in cands[(start + k) % len(cands)]]
+            ds = Dataset.from_samples([*b.samples, *added])
+            if ds.n_samples <= max_samples and failed(check_all(ds)) == [condition]:
+                return _padded(ds, min_vocab, pool)
+    return None
+
+
+def _padded(ds: Dataset, min_vocab: int, pool: list[str]) -> Dataset:
+    """``ds`` with unused tokens of ``pool`` appended to its vocabulary up to ``min_vocab``."""
+    vocab = list(ds.vocab)
+    for t in pool:
+        if len(vocab) >= min_vocab:
+            break
+        if t not in vocab:
+            vocab.append(t)
+    return Dataset.from_samples(ds.samples, vocab=tuple(vocab))
+
+
 def violating(
     assumption: str,
     *,
@@ -80,6 +173,7 @@ def violating(
     max_vocab: int = 8,
     max_len: int = 6,
     max_samples: int = 12,
+    kinds: tuple[str, ...] = KINDS,
 ):
     """Instances that break exactly ``assumption`` and satisfy every other condition.
 
@@ -90,15 +184,20 @@ def violating(
     min_vocab, max_vocab, max_len, max_samples : int
         Size bounds, as for :func:`strategies.realizable_datasets`; they
         must leave room for the gadget.
+    kinds : tuple of {"isolated", "embedded"}
+        Which kinds of violation to draw (see the module docstring); both by
+        default.  Ignored for ``"2"``.
 
     Returns
     -------
     SearchStrategy[ntpcheck.instance.Instance]
         Canonical embeddings except for ``"2"``.
 
-    Shrinks towards the gadget alone (the base shrinks to nothing), the
-    first variant in the table above; for ``"2"``, towards the smallest
-    realizable dataset with a correlated pair.
+    Shrinks towards the isolated gadget alone (the base shrinks to
+    nothing), the first variant in the table below; embedded violations
+    shrink towards a one-sentence base and the first candidate that works;
+    for ``"2"``, towards the smallest realizable dataset with a correlated
+    pair.
     """
     check_choice("assumption", assumption, BREAKABLE)
     check_int("min_vocab", min_vocab, 1)
@@ -106,6 +205,9 @@ def violating(
     check_bounds("min_vocab", min_vocab, "max_vocab", max_vocab)
     check_int("max_len", max_len, 1)
     check_int("max_samples", max_samples, 1)
+    if isinstance(kinds, str) or not kinds or not set(kinds) <= set(KINDS):
+        raise InvalidArgument(f"kinds={kinds!r} must be a non-empty tuple of {KINDS}")
+    kinds = tuple(k for k in KINDS if k in kinds)
 
     if assumption == "2":
         from .datasets import realizable_datasets
@@ -135,7 +237,7 @@ def violating(
         )
 
     @st.composite
-    def _violating(draw):
+    def _isolated(draw):
         variant, text, nv, ns = draw(st.sampled_from(fitting))
         pool = token_names(max_vocab - nv)
         base = draw_realizable(
@@ -145,14 +247,15 @@ def violating(
         names = [t for t in token_names(max_vocab) if t not in taken][:nv]
         gadget = _instantiate(text, names)
         samples = (list(base.samples) if base else []) + list(gadget.samples)
-        used: dict[str, None] = {}
-        for s in samples:
-            for t in (*s.sentence, s.next):
-                used.setdefault(t, None)
-        for t in token_names(max_vocab):
-            if len(used) >= min_vocab:
-                break
-            used.setdefault(t, None)
-        return Instance(Dataset.from_samples(samples, vocab=tuple(used)))
+        return _padded(Dataset.from_samples(samples), min_vocab, token_names(max_vocab))
+
+    @st.composite
+    def _violating(draw):
+        if draw(st.sampled_from(kinds)) == "embedded":
+            ds = _draw_embedded(draw, assumption, token_names(max_vocab), max_len=max_len, max_samples=max_samples,
+                                min_vocab=min_vocab)
+            if ds is not None:
+                return Instance(ds)
+        return Instance(draw(_isolated()))
 
     return _violating()

@@ -33,9 +33,11 @@ __all__ = ["realizable_datasets", "token_names", "DatasetBuilder", "STEERS", "WE
 _GO_ON = st.sampled_from([False, True, True, True])
 #: Largest ratio between two samples' weights (three orders of magnitude).
 MAX_WEIGHT_RATIO = 1000.0
-#: Weights of a sentence: 1 (shrunk to, and drawn often so that ties occur), or
-#: 10^(k/20) for k in [-30, 30], i.e. in [1/sqrt(1000), sqrt(1000)]; k shrinks to 0.
-WEIGHTS = st.one_of(st.just(1.0), st.integers(-30, 30).map(lambda k: 10.0 ** (k / 20)))
+#: Weights of a sentence: 1 (shrunk to, and drawn often so that ties occur), the
+#: extremes 10^(+-3/2), or 10^(k/20) for k in [-30, 30]; any two differ by at most
+#: MAX_WEIGHT_RATIO.
+WEIGHTS = st.one_of(st.just(1.0), st.sampled_from([10.0 ** -1.5, 10.0 ** 1.5]),
+                    st.integers(-30, 30).map(lambda k: 10.0 ** (k / 20)))
 
 #: Structures a strategy can be steered towards (``steer=``); each is a drawn
 #: per-sentence choice that shrinks to "off", so minimal examples stay plain.
@@ -136,7 +138,7 @@ def realizable_datasets(
         Always datasets; :func:`ntpcheck.strategies.instances` adds
         embeddings (for instance random orthonormal ones) and parameters.
 
-    Weights are 1, or ``10^(k/20)`` for ``|k| <= 30``: two samples' weights
+    Weights are 1, or ``10^(k/20)`` for ``|k| <= 30`` (the extremes drawn often): two samples' weights
     differ by up to :data:`MAX_WEIGHT_RATIO` (1000).
 
     Shrinks towards a single one-token sample over ``A``, ``B`` (padded to

@@ -11,7 +11,10 @@ from ntpcheck.assumptions import failed
 from ntpcheck.instance import Instance
 from ntpcheck.training import TrainingConfig
 from ntpcheck.embeddings import is_orthonormal
-from ntpcheck.strategies import BREAKABLE, embeddings, instances, realizable_datasets, training_params, violating
+from ntpcheck.strategies import (BREAKABLE, MAX_WEIGHT_RATIO, STEERS, embeddings, instances, realizable_datasets,
+                                 training_params, violating)
+from ntpcheck.strategies.breakers import KINDS
+from ntpcheck.properties.huang2024.bounds import prop2_hall_deficiency
 
 from .helpers import find_any, minimal
 
@@ -36,6 +39,18 @@ def test_realizable_without_prefix_closure_satisfies_the_assumptions(ds):
 
 
 @AT_LEAST_200
+@given(realizable_datasets(steer=STEERS))
+def test_steered_prefix_closed_satisfies_every_condition(ds):
+    assert failed(check_all(ds)) == []
+
+
+@AT_LEAST_200
+@given(realizable_datasets(prefix_closed=False, steer=STEERS))
+def test_steered_without_prefix_closure_satisfies_the_assumptions(ds):
+    assert [c for c in failed(check_all(ds)) if c != "prefix"] == []
+
+
+@AT_LEAST_200
 @given(instances(realizable_datasets(max_vocab=5), TrainingConfig(), embeddings="orthonormal"))
 def test_orthonormal_instances(inst):
     assert isinstance(inst, Instance)
@@ -49,14 +64,101 @@ def test_bounds_are_respected(data, lo, span, max_len, max_samples):
     assert ds.l_max <= max_len and ds.n_samples <= max_samples
 
 
+@pytest.mark.parametrize("kinds", [KINDS, ("isolated",), ("embedded",)], ids=["both", "isolated", "embedded"])
 @pytest.mark.parametrize("assumption", BREAKABLE)
-def test_violating_breaks_exactly_one(assumption):
+def test_violating_breaks_exactly_one(assumption, kinds):
+    if assumption == "2" and kinds != KINDS:
+        pytest.skip("Assumption 2 is broken by the embeddings, not by samples")
+
     @AT_LEAST_200
-    @given(violating(assumption))
+    @given(violating(assumption, kinds=kinds))
     def inner(inst):
         assert failed(check_all(inst.dataset, inst.E)) == [assumption]
 
     inner()
+
+
+# --- embedded violations interact with the base data ------------------------------
+
+def _text(s) -> str:
+    return f"{' '.join(s.sentence)} -> {s.next}"
+
+
+def _split(inst, condition):
+    """The samples named by ``condition``'s violations, and the others."""
+    named = {x.split(" @ ")[0] for v in check_all(inst.dataset, inst.E)[condition].violations for x in v.samples}
+    bad = [s for s in inst.dataset.samples if _text(s) in named]
+    return bad, [s for s in inst.dataset.samples if _text(s) not in named]
+
+
+def shares_query(inst, condition) -> bool:
+    """A violating sample has the query of a sample that is not part of the violation."""
+    bad, ok = _split(inst, condition)
+    return any(b.query == o.query for b in bad for o in ok)
+
+
+SAMPLE_BREAKABLE = [c for c in BREAKABLE if c != "2"]
+
+
+@pytest.mark.parametrize("condition", SAMPLE_BREAKABLE)
+def test_embedded_violation_outweighs_a_satisfying_sentence_on_its_query(condition):
+    """The interaction the isolated gadgets cannot produce: the violating sentence shares
+    its query with a satisfying sentence of lower weight."""
+
+    def outweighs(inst):
+        bad, ok = _split(inst, condition)
+        return any(b.query == o.query and o.weight < b.weight for b in bad for o in ok)
+
+    find_any(violating(condition), outweighs)
+
+
+@pytest.mark.parametrize("condition", SAMPLE_BREAKABLE)
+def test_embedded_violation_reuses_base_tokens_with_three_distinct_tokens(condition):
+    def rich(inst):
+        bad, ok = _split(inst, condition)
+        toks = {t for o in ok for t in (*o.sentence, o.next)}
+        return any(len(set(b.sentence)) >= 3 and set(b.sentence) <= toks for b in bad)
+
+    find_any(violating(condition, kinds=("embedded",)), rich)
+
+
+@pytest.mark.parametrize("condition", SAMPLE_BREAKABLE)
+def test_most_embedded_draws_interact_with_the_base(condition):
+    """Falling back to the isolated gadget is the exception: most embedded draws share a
+    query with a sample outside the violation, or the violation reaches into the base
+    (a collocation conflict that leaves base samples unexplained names 3 or more samples)."""
+    seen = []
+
+    @settings(max_examples=100, database=None, derandomize=True)
+    @given(violating(condition, kinds=("embedded",)))
+    def inner(inst):
+        bad, _ = _split(inst, condition)
+        seen.append(shares_query(inst, condition) or len(bad) >= 3)
+
+    inner()
+    assert sum(seen) >= len(seen) / 2, f"{sum(seen)} of {len(seen)} interacted"
+
+
+# --- weights -----------------------------------------------------------------------
+
+def test_weights_reach_three_orders_of_magnitude():
+    ratio = lambda ds: max(s.weight for s in ds.samples) / min(s.weight for s in ds.samples)
+    ds = find_any(realizable_datasets(), lambda ds: ratio(ds) >= 0.999 * MAX_WEIGHT_RATIO)
+    assert ratio(ds) <= MAX_WEIGHT_RATIO * (1 + 1e-12)
+
+
+def test_weights_shrink_to_equal():
+    ds = minimal(realizable_datasets(steer=STEERS), lambda ds: ds.n_samples >= 3)
+    assert {s.weight for s in ds.samples} == {1.0}
+
+
+# --- steering -----------------------------------------------------------------------
+
+def test_steering_reaches_prop2_hall_failures():
+    """Shared queries with unequal non-optimal neighbourhoods (Prop. 2 fails) are reached
+    by the steered strategy; the minimum is 5 tokens and 4 samples (README)."""
+    ds = minimal(realizable_datasets(prefix_closed=False, steer=STEERS), lambda ds: prop2_hall_deficiency(analyse(ds)) > 0)
+    assert ds.n_samples <= 4 and ds.n_vocab <= 5, str(ds)
 
 
 # --- coverage: every structure the assumptions allow is reached ------------------
@@ -168,6 +270,27 @@ def test_breakers_shrink_to_small_examples(assumption, n_samples, n_vocab, why):
     assert inst.dataset.n_vocab <= n_vocab, (why, str(inst.dataset))
 
 
+@pytest.mark.parametrize(
+    "condition, n_samples, n_vocab, why",
+    [
+        # A -> B, A B -> B, and the same sentence "A B" with a next token no token explains
+        ("1i", 3, 2, "a base sentence of length 2 (2 samples) plus its unexplained second next token"),
+        # A -> B, A B -> B, B -> A, A B -> A: "A B" also predicted by B reverses A > B under B.
+        # Two tokens suffice; the shrinker can stop at three (E -> B, E B -> B, B -> A, E B -> A),
+        # a local minimum in which renaming E to A would change the collocation drawn first.
+        ("1ii", 4, 3, "a 2-token base sentence, the collocation of B, and the reversing sample"),
+        # A -> B, A B -> B, A B B -> B: the base sentence continued with its next token twice
+        ("3", 3, 2, "the base sample A -> B and the two samples repeating B"),
+        # A -> B, A A -> B: the prefix sample "A -> A" is missing
+        ("prefix", 2, 2, "a one-token base sample and a 2-token sentence skipping its prefix"),
+    ],
+)
+def test_embedded_breakers_shrink_to_small_examples(condition, n_samples, n_vocab, why):
+    inst = minimal(violating(condition, kinds=("embedded",)), lambda i: shares_query(i, condition))
+    assert failed(check_all(inst.dataset)) == [condition]
+    assert inst.dataset.n_samples <= n_samples and inst.dataset.n_vocab <= n_vocab, (why, str(inst.dataset))
+
+
 def test_counterexamples_print_as_pasteable_text(tmp_path):
     inst = minimal(violating("1ii"))
     text = repr(inst.dataset)
@@ -220,6 +343,10 @@ def test_instances_combine(inst):
         lambda: violating("1ii", max_vocab=1),
         lambda: violating("3", max_samples=2),
         lambda: violating("3", max_len=2),
+        lambda: violating("3", kinds=()),
+        lambda: violating("3", kinds="embedded"),
+        lambda: realizable_datasets(steer=["sideways"]),
+        lambda: realizable_datasets(steer="long"),
         lambda: embeddings(0),
         lambda: embeddings(3, d=2),
         lambda: training_params(min_T=5, max_T=1),
