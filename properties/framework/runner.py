@@ -247,6 +247,7 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinned: 
         return o.verdict is Verdict.FALSIFIED
 
     cfg = settings(
+        settings.get_profile("default"),  # independent of the ambient profile (pytest's, a user's): reproducible
         max_examples=prof.budget,
         database=None,
         deadline=None,
