@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 from .data import Dataset, Sample
 
-__all__ = ["token_names", "DatasetBuilder"]
+__all__ = ["token_names", "DatasetBuilder", "padded_dataset"]
 
 
 def token_names(n: int) -> list[str]:
@@ -130,12 +130,15 @@ class DatasetBuilder:
             sentence = sentence + (y,)
 
     def dataset(self, min_vocab: int) -> Dataset:
-        used: dict[str, None] = {}
-        for s in self.samples:
-            for t in (*s.sentence, s.next):
-                used.setdefault(t, None)
-        for t in self.pool:
-            if len(used) >= min_vocab:
-                break
-            used.setdefault(t, None)
-        return Dataset.from_samples(self.samples, vocab=tuple(used))
+        return padded_dataset(self.samples, min_vocab, self.pool)
+
+
+def padded_dataset(samples: Sequence[Sample], min_vocab: int, pool: Sequence[str]) -> Dataset:
+    """The dataset of ``samples`` whose vocabulary (tokens in order of first use) is
+    padded with unused tokens of ``pool`` up to ``min_vocab`` tokens."""
+    used = dict.fromkeys(Dataset.from_samples(samples).vocab)
+    for t in pool:
+        if len(used) >= min_vocab:
+            break
+        used.setdefault(t, None)
+    return Dataset.from_samples(samples, vocab=tuple(used))

@@ -60,6 +60,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from ntpcheck.assumptions import CONDITIONS, check_all, failed
+from ntpcheck.construct import padded_dataset
 from ntpcheck.data import Dataset, Sample
 from ntpcheck.instance import Instance
 from ntpcheck.textformat import loads
@@ -151,19 +152,8 @@ def _draw_embedded(draw, condition: str, pool: list[str], *, max_len: int, max_s
             added = [Sample(sent, y, weight) for sent, y in cands[(start + k) % len(cands)]]
             ds = Dataset.from_samples([*b.samples, *added])
             if ds.n_samples <= max_samples and failed(check_all(ds)) == [condition]:
-                return _padded(ds, min_vocab, pool)
+                return padded_dataset(ds.samples, min_vocab, pool)
     return None
-
-
-def _padded(ds: Dataset, min_vocab: int, pool: list[str]) -> Dataset:
-    """``ds`` with unused tokens of ``pool`` appended to its vocabulary up to ``min_vocab``."""
-    vocab = list(ds.vocab)
-    for t in pool:
-        if len(vocab) >= min_vocab:
-            break
-        if t not in vocab:
-            vocab.append(t)
-    return Dataset.from_samples(ds.samples, vocab=tuple(vocab))
 
 
 def violating(
@@ -247,7 +237,7 @@ def violating(
         names = [t for t in token_names(max_vocab) if t not in taken][:nv]
         gadget = _instantiate(text, names)
         samples = (list(base.samples) if base else []) + list(gadget.samples)
-        return _padded(Dataset.from_samples(samples), min_vocab, token_names(max_vocab))
+        return padded_dataset(samples, min_vocab, token_names(max_vocab))
 
     @st.composite
     def _violating(draw):

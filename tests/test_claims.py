@@ -143,9 +143,10 @@ def test_search_falsifies_prop2_without_pins(seed):
 
 def test_exact_prop2_condition_is_tested_on_both_sides():
     """Prop. 2 (exact) is tested where the formula is wrong as well as where it is right."""
-    from ntpcheck.properties.huang2024.scores import hall_excess
+    from ntpcheck.properties.framework import evidence
+    from ntpcheck.properties.huang2024.section6 import hall_excess
 
-    assert hall_excess(findings.prop2_counterexample()) > 0
+    assert hall_excess(evidence(findings.prop2_counterexample())) > 0
     c = PAPER.claim("Prop. 2 (exact)")
     assert evaluate(c, findings.prop2_counterexample()).verdict is Verdict.HOLDS
     assert evaluate(c, Instance(ntpcheck.load("example1"))).verdict is Verdict.HOLDS

@@ -102,9 +102,10 @@ class Claim:
         ``holds`` (the profile's ``min_tested`` otherwise): 1 for a claim
         about one fixed worked example, which has one instance.
     score : callable or None
-        ``score(instance) -> float``: the claim's own distance to failure
-        (larger is closer), passed to :func:`hypothesis.target` with the
-        slack, so the search climbs towards structures that can falsify it.
+        ``score(evidence) -> float``: the claim's own distance to failure
+        (larger is closer; a cheap function of the structure), passed to
+        :func:`hypothesis.target` with the slack, so the search climbs
+        towards structures that can falsify it.
     """
 
     id: str
@@ -121,7 +122,7 @@ class Claim:
     examples: tuple[Callable[[], Instance], ...] = ()
     notes: str = ""
     min_tested: int | None = None
-    score: Callable[[Instance], float] | None = None
+    score: Callable[[Any], float] | None = None
 
     def __post_init__(self) -> None:
         if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):

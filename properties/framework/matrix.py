@@ -34,11 +34,9 @@ class MatrixCell:
         return self.condition in self.claim.assumptions
 
 
-def _without(paper: Paper, claim: Claim, condition: str) -> Claim:
-    """``claim`` on data that breaks exactly ``condition``; its pinned examples are the
-    paper's pinned examples (of any claim) that break exactly that condition."""
-    return dataclasses.replace(claim, data=lambda profile: paper.breaking(condition, profile),
-                               examples=paper.pinned_breaking(condition))
+def _without(paper: Paper, claim: Claim, condition: str, pins: tuple) -> Claim:
+    """``claim`` on data that breaks exactly ``condition``, with the pinned examples ``pins``."""
+    return dataclasses.replace(claim, data=lambda profile: paper.breaking(condition, profile), examples=pins)
 
 
 def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int, progress=None, *,
@@ -46,10 +44,12 @@ def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int,
     """Every (claim, condition) cell, in claim order, each run with ``run_claim``
     (``pinned=False``: without pinned examples, only what the search finds)."""
     todo = [(c, cond) for c in claims if c.setup is not None for cond in paper.conditions]
+    # Each cell replays the paper's pinned examples (of any claim) that break exactly its condition.
+    pins = {cond: paper.pinned_breaking(cond) if pinned else () for cond in paper.conditions}
     cells = []
     for k, (c, cond) in enumerate(todo, 1):
         t0 = time.perf_counter()
-        r = run_claim(_without(paper, c, cond), profile, seed, pinned=pinned)
+        r = run_claim(_without(paper, c, cond, pins[cond]), profile, seed)
         if progress:
             progress(f"[{k}/{len(todo)}] {c.name} without {cond}: {r.verdict} ({time.perf_counter() - t0:.1f} s)")
         cells.append(MatrixCell(c, cond, r))

@@ -240,8 +240,8 @@ def run_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinned: 
             outcomes.append(o)
         if math.isfinite(o.slack) and o.verdict in TESTED:
             target(-float(o.slack), label="negative slack")
-        if claim.score is not None:
-            target(float(claim.score(inst)), label="distance to failure")
+        if claim.score is not None and o.verdict is not Verdict.ERROR:  # evaluate()'s evidence, from the cache
+            target(float(claim.score(evidence(prepare(claim, inst)))), label="distance to failure")
         if o.verdict is Verdict.FALSIFIED and not searched:
             searched.append(list(outcomes))
         return o.verdict is Verdict.FALSIFIED

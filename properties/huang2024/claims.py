@@ -21,7 +21,6 @@ from ..framework.evidence import evidence
 from ..framework.verdicts import Verdict
 from . import findings, setups
 from .bounds import prop2_values
-from .scores import hall_excess, majority_tightness
 from .gradients import check_eq5, check_eq6, eq6_literal
 from .section6 import (
     check_example1,
@@ -30,6 +29,7 @@ from .section6 import (
     check_prop2_corrected,
     check_prop2_exact,
     complete_bipartite,
+    hall_excess,
     check_section7,
     check_thm3_gaps,
     check_thm3_prediction,

@@ -20,7 +20,7 @@ __all__ = [
     "check_prop2",
     "check_prop2_corrected",
     "check_prop2_exact",
-    "hall_condition",
+    "hall_excess",
     "complete_bipartite",
     "check_thm3_gaps",
     "thm3_gaps",
@@ -65,20 +65,31 @@ def check_prop2(ev: Evidence, *, formula=prop2_values) -> Outcome:
     return holds(sl, f"matches the solver to {err:.2g}", max_abs_error=err, max_optimal_per_query=n_opt)
 
 
-def hall_condition(ev: Evidence) -> bool:
-    """Whether Hall's condition of :func:`.bounds.prop2_hall_deficiency` holds (the formula is exact)."""
-    return prop2_hall_deficiency(ev.structure) <= HALL_TOL
+def hall_excess(ev: Evidence) -> float:
+    """Proposition 2's distance to failure (``Claim.score``): :func:`.bounds.prop2_hall_deficiency`,
+    ``> 0`` iff the formula is wrong.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> from ntpcheck.instance import Instance
+    >>> from ..framework.evidence import evidence
+    >>> hall_excess(evidence(Instance(ntpcheck.load("example1"))))
+    -1.0
+    """
+    return prop2_hall_deficiency(ev.structure)
 
 
-def check_prop2_exact(ev: Evidence, *, condition=hall_condition) -> Outcome:
+def check_prop2_exact(ev: Evidence, *, condition=None) -> Outcome:
     """Proposition 2 corrected exactly (ours): the formula is the max-margin solution iff,
     under every query, Hall's condition ``|N(S)|/|N| >= |S|/|O|`` holds for every set
-    ``S`` of optimal tokens (:func:`.bounds.prop2_hall_deficiency`).  Falsified when the
-    solver and the condition disagree, in either direction (``condition`` is replaced
-    by a weaker one in the structural sabotage)."""
+    ``S`` of optimal tokens (:func:`.bounds.prop2_hall_deficiency` at most ``HALL_TOL``).
+    Falsified when the solver and the condition disagree, in either direction
+    (``condition(ev) -> bool`` replaces Hall's by a weaker one in the structural sabotage)."""
     err, where = _prop2_error(ev, prop2_values(ev.structure))
-    exact, predicted = err <= PROP2_TOL, bool(condition(ev))
-    deficiency = prop2_hall_deficiency(ev.structure)
+    deficiency = hall_excess(ev)
+    exact = err <= PROP2_TOL
+    predicted = deficiency <= HALL_TOL if condition is None else bool(condition(ev))
     m = dict(max_abs_error=err, hall_deficiency=deficiency)
     if exact != predicted:
         said = "exact" if predicted else "wrong"
