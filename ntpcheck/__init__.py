@@ -10,19 +10,33 @@ check_all(ds, E)        the assumption checks with structured violations
 train(ds, config, E)    Algorithm 1 with recorded trajectories
 """
 
-from .assumptions import CONDITIONS, CheckResult, Violation, check_all
-from .data import Dataset, Sample
-from .errors import (
-    AssumptionViolatedError,
-    DatasetFormatError,
-    EmbeddingError,
-    InfeasibleProblemError,
-    NTPCheckError,
-    SolverFailedError,
-)
-from .structure import Role, Structure, analyse
-from .textformat import dumps, load, loads
-from .training import TrainingConfig, Trajectory, train
+import importlib
+
+#: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
+#: importing ``ntpcheck`` -- as pytest does for its plugin in every project where it is
+#: installed -- costs nothing until a name is used.
+_LAZY = {
+    **dict.fromkeys(["CONDITIONS", "CheckResult", "Violation", "check_all"], "assumptions"),
+    **dict.fromkeys(["Dataset", "Sample"], "data"),
+    **dict.fromkeys(["AssumptionViolatedError", "DatasetFormatError", "EmbeddingError", "InfeasibleProblemError",
+                     "NTPCheckError", "SolverFailedError"], "errors"),
+    **dict.fromkeys(["Role", "Structure", "analyse"], "structure"),
+    **dict.fromkeys(["dumps", "load", "loads"], "textformat"),
+    **dict.fromkeys(["TrainingConfig", "Trajectory", "train"], "training"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])
+
 
 __version__ = "0.1.0"
 

@@ -1,69 +1,30 @@
-"""Every registered claim as a pytest property; `pytest -k "Lemma 5"` selects one.
+"""Every registered claim as a pytest property, through ntpcheck's own pytest plugin.
 
-* ``test_claim[<name>]``: the claim's checker must not return ``falsified``
-  or ``error`` on instances from its strategy.  Claims found false are strict
-  xfails whose reason states the finding, with the minimal counterexample
-  pinned by ``@example`` (so they fail deterministically, and an xpass --
-  the claim suddenly holding -- is reported as an error).
-* ``test_sabotage[<name>]``: the checker rejects a deliberately wrong input.
-* Reproducibility of ``ntpcheck verify`` and its exit codes.
+* ``test_huang2024``: the paper, collected by the plugin
+  (:mod:`ntpcheck.app.pytest_plugin`) as ``claim[<slug>]`` (a Hypothesis
+  search over the claim's strategy; findings are strict xfails with their
+  counterexample pinned; vacuous, outside-hypotheses and inconclusive
+  verdicts are skips) and ``sabotage[<slug>]`` (the checker rejects a bound
+  1% stronger than the tightest value measured, or a wrong formula or
+  input).  ``pytest tests/test_claims.py -k cor1`` selects Corollary 1.
+* Findings, corrected claims, and reproducibility of ``ntpcheck verify``.
 """
 
 import json
-import os
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
 
 import ntpcheck
 from ntpcheck.instance import Instance
 from ntpcheck.properties import paper
-from ntpcheck.properties.framework import Tighten, Verdict, evaluate, run_claim, run_sabotage
+from ntpcheck.properties.framework import Verdict, evaluate, run_claim
 from ntpcheck.properties.huang2024 import findings
 
 PAPER = paper("huang2024")
 CLAIMS = PAPER.claims
 
-#: Instances per claim: each draw trains Algorithm 1 (0.05-0.5 s).
-CLAIM_EXAMPLES = {"dev": 4, "ci": 8, "thorough": 60}.get(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"), 4)
-
-
-def _claim_test(claim):
-    @settings(max_examples=CLAIM_EXAMPLES, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck), derandomize=True)
-    @given(claim.data("quick"))
-    def inner(inst):
-        o = evaluate(claim, inst)
-        assert o.verdict not in (Verdict.FALSIFIED, Verdict.ERROR), f"{claim.name}: {o.verdict}: {o.detail}\n{inst!r}"
-
-    if claim.finding is not None:
-        inner = example(claim.finding.counterexample())(inner)
-    return inner
-
-
-@pytest.mark.parametrize(
-    "claim",
-    [
-        pytest.param(c, id=c.name, marks=[pytest.mark.xfail(strict=True, reason=c.finding.summary)] if c.finding else [])
-        for c in CLAIMS
-    ],
-)
-def test_claim(claim):
-    _claim_test(claim)()
-
-
-SABOTAGED = [c for c in CLAIMS if c.sabotage is not None]
-
-
-@pytest.mark.parametrize("claim", SABOTAGED, ids=[c.name for c in SABOTAGED])
-def test_sabotage(claim):
-    """Every checker can fail: it rejects a bound 1% stronger than the tightest value measured
-    (:class:`Tighten`), or a deliberately wrong formula or input (:class:`Structural`).
-    Never ``outside-hypotheses``: the sabotage's instance meets the claim's hypotheses."""
-    o = run_sabotage(claim)
-    assert o.verdict is Verdict.FALSIFIED, f"{claim.name} accepted a sabotaged input: {o}"
-    if isinstance(claim.sabotage, Tighten):
-        assert o.measured["sabotage_factor"] == pytest.approx(o.measured["tightest_factor"] * (1 - claim.sabotage.past))
+#: Collected by the ntpcheck pytest plugin: every claim and its sabotage (budget: --ntp-profile, default quick).
+test_huang2024 = PAPER
 
 
 @pytest.mark.parametrize("claim", [c for c in CLAIMS if c.finding], ids=lambda c: c.name)

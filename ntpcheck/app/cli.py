@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="check the paper's claims (the main job)")
     _add_claim_run(p, default_profile="default")
     p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
+    p.add_argument("--dataset", default=None, metavar="FILE",
+                   help="check every claim on this one dataset (or built-in name) instead of searching; where it breaks "
+                        "a claim's assumption the verdict is outside-hypotheses and conclusion_holds says whether the conclusion held")
     p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
 
     p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2)")

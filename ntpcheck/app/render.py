@@ -168,7 +168,13 @@ def results_table(results: list[ClaimResult]) -> str:
             body = [ln for ln in r.counterexample.splitlines() if ln and not ln.startswith("#")]
             cex = " | ".join(body[:4]) + (" | ..." if len(body) > 4 else "")
         rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, counts_text(r.counts), str(r.min_tested), result_summary(r), cex])
-    return table(rows, ["claim", "variant", "verdict", "tested/drawn", "needed", "worst slack / rate", "counterexample"])
+    header = ["claim", "variant", "verdict", "tested/drawn", "needed", "worst slack / rate", "counterexample"]
+    if any(r.breaks is not None for r in results):  # a run on one given dataset
+        there = {True: "holds", False: "fails", None: "-"}
+        for row, r in zip(rows, results):
+            row[4:4] = [there[r.conclusion_holds]]
+        header[4:4] = ["conclusion there"]
+    return table(rows, header)
 
 
 def results_json(results: list[ClaimResult], paper: str, profile: str, seed: int, versions: dict, pinned: bool = True) -> dict:

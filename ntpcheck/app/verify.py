@@ -43,19 +43,38 @@ def run_verify(args) -> int:
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
     t0 = time.perf_counter()
-    results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
+    if getattr(args, "dataset", None):
+        results = _on_dataset(p, claims, args.dataset)
+    else:
+        results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
     print(render.results_table(results))
     falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
     for r in falsified:
         print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}")
-    print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
+    how = f"on {args.dataset}" if getattr(args, "dataset", None) else f"(profile {args.profile}, seed {args.seed}{_pins(args)})"
+    print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s {how}", file=sys.stderr)
     if getattr(args, "report", None):
         from .reportmd import write_report
 
         path = write_report(args.report, results, args.profile, args.seed)
         print(f"report written to {path}", file=sys.stderr)
-    _write_json(args.json_path, render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned))
+    obj = render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned)
+    if getattr(args, "dataset", None):
+        obj["dataset"] = args.dataset
+    _write_json(args.json_path, obj)
     return 1 if (args.strict and falsified) else 0
+
+
+def _on_dataset(p, claims, path: str):
+    """Every claim on the one dataset at ``path`` (:func:`run_on_instance`)."""
+    from ntpcheck.instance import Instance
+    from ntpcheck.properties.framework import run_on_instance
+    from ntpcheck.textformat import load
+
+    inst = Instance(load(path))
+    breaks = p.violated(inst)
+    _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition") + f" ({inst.dataset.n_samples} samples, |V| = {inst.dataset.n_vocab})")
+    return [run_on_instance(c, inst, breaks) for c in claims]
 
 
 def run_matrix(args) -> int:

@@ -3,6 +3,7 @@
 * :mod:`.verdicts`: :class:`Verdict` and the per-instance :class:`Outcome`;
 * :mod:`.claim`: the declarative :class:`Claim` record, its sabotage
   (:class:`Tighten`, :class:`Structural`), :class:`Finding` and :class:`Paper`;
+* :mod:`.conjecture`: :func:`conjecture`, a user's own claim from a checker;
 * :mod:`.evidence`: what a checker looks at (structure, max-margin
   solutions, trajectories), computed lazily and cached per instance;
 * :mod:`.checks`: inequalities, rate fits, declared preconditions, tightening;
@@ -14,10 +15,12 @@ of any paper or of the application.
 """
 
 from .checks import RTOL, falsified, holds, inconclusive, inequality, outside, requires, tightened, vacuous, worst
-from .claim import Claim, Finding, Paper, Structural, Tighten
+from .claim import Claim, Finding, Paper, Structural, Tighten, slugify
+from .conjecture import conjecture
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
-from .runner import COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, evaluate, prepare, run_claim, run_claims, run_sabotage, select_claims, tightest_factor, versions
+from .runner import (COUNT_NAMES, PROFILES, ClaimResult, Profile, Search, aggregate, evaluate, prepare, run_claim, run_claims,
+                     run_on_instance, run_sabotage, search_settings, select_claims, tightest_factor, versions)
 from .verdicts import Outcome, Verdict
 
 __all__ = [
@@ -28,6 +31,8 @@ __all__ = [
     "Structural",
     "Finding",
     "Paper",
+    "slugify",
+    "conjecture",
     "Evidence",
     "evidence",
     "RTOL",
@@ -50,6 +55,9 @@ __all__ = [
     "aggregate",
     "run_claim",
     "run_claims",
+    "run_on_instance",
+    "Search",
+    "search_settings",
     "run_sabotage",
     "select_claims",
     "versions",

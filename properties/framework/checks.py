@@ -159,7 +159,7 @@ def worst(*outcomes: Outcome) -> Outcome:
 def inequality(
     lhs: np.ndarray,
     rhs: np.ndarray,
-    steps: np.ndarray,
+    steps: np.ndarray | None = None,
     *,
     sense: str = "<=",
     what: str = "",
@@ -168,7 +168,8 @@ def inequality(
     rtol: float = RTOL,
     floor: float | None = None,
 ) -> Outcome:
-    """Check ``lhs <= rhs`` (or ``>=``) at every recorded step.
+    """Check ``lhs <= rhs`` (or ``>=``) at every recorded step (``steps``; for
+    quantities that are not trajectories, such as max-margin norms, leave it out).
 
     The slack at step t is ``(rhs - lhs)/scale`` (sign flipped for ``>=``);
     ``scale`` defaults to ``max(|rhs|, |lhs|, 1e-300)``.  A step violates the
@@ -182,6 +183,9 @@ def inequality(
     """
     lhs = np.asarray(lhs, dtype=float)
     rhs = np.asarray(tighten(np.asarray(rhs, dtype=float), sense), dtype=float)
+    if steps is None:
+        lhs, rhs = (np.atleast_1d(a) for a in np.broadcast_arrays(lhs, rhs))
+        steps = np.zeros(lhs.shape, dtype=int)
     steps = np.asarray(steps)
     ok = np.isfinite(lhs) & np.isfinite(rhs)
     if not ok.any():

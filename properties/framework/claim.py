@@ -11,6 +11,7 @@ instances that break one of its conditions (for the necessity matrix).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -18,7 +19,31 @@ from ntpcheck.instance import Instance
 
 from .verdicts import Outcome, Verdict
 
-__all__ = ["Claim", "Tighten", "Structural", "Finding", "Paper"]
+__all__ = ["Claim", "Tighten", "Structural", "Finding", "Paper", "slugify"]
+
+
+#: Words left out of test ids, and short forms (``-k`` needs ASCII words, not "Cor. 1").
+_SLUG_DROP = frozenset({"only", "data", "the", "of", "w", "ov", "kq", "setting", "bound"})
+_SLUG_SHORT = {"assumptions": "a", "assumption": "a", "general": "gen", "idealised": "ideal", "attention": "att",
+               "alignment": "align", "prediction": "pred", "section": "sec"}
+
+
+def slugify(text: str) -> str:
+    """An ASCII test id from a claim id or reading: lower-case words and numbers,
+    a number joined to the word before it, filler words dropped, ``-`` between words.
+
+    Examples
+    --------
+    >>> slugify("Cor. 1"), slugify("Prop. 2 [Assumptions 1-2 only]"), slugify("§7")
+    ('cor1', 'prop2-a12', 'sec7')
+    """
+    words: list[str] = []
+    for tok in re.findall(r"[a-z]+|\d+", text.replace("\u00a7", "sec ").lower()):
+        if tok.isdigit() and words:
+            words[-1] += tok
+        elif tok not in _SLUG_DROP:
+            words.append(_SLUG_SHORT.get(tok, tok))
+    return "-".join(words)
 
 
 @dataclass(frozen=True)
@@ -106,6 +131,9 @@ class Claim:
         (larger is closer; a cheap function of the structure), passed to
         :func:`hypothesis.target` with the slack, so the search climbs
         towards structures that can falsify it.
+    slug : str or None
+        The claim's ASCII test id (``pytest -k``); derived from ``name`` by
+        :func:`slugify` when None.
     """
 
     id: str
@@ -123,6 +151,7 @@ class Claim:
     notes: str = ""
     min_tested: int | None = None
     score: Callable[[Any], float] | None = None
+    slug: str | None = None
 
     def __post_init__(self) -> None:
         if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):
@@ -131,6 +160,11 @@ class Claim:
     @property
     def name(self) -> str:
         return self.id if self.reading is None else f"{self.id} [{self.reading}]"
+
+    @property
+    def key(self) -> str:
+        """The ASCII test id: ``slug``, or :func:`slugify` of the name (``"prop2-a12"``)."""
+        return self.slug or slugify(self.name)
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,11 @@ __all__ = [
     "prepare",
     "evaluate",
     "aggregate",
+    "Search",
+    "search_settings",
     "run_claim",
     "run_claims",
+    "run_on_instance",
     "run_sabotage",
     "select_claims",
     "counterexample_text",
@@ -91,6 +94,10 @@ class ClaimResult:
     detail: str = ""
     series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     min_tested: int = 1
+    #: Set for a run on one given instance (:func:`run_on_instance`): the listed conditions it
+    #: breaks, and whether the claim's conclusion held there anyway (None: not decided).
+    breaks: tuple[str, ...] | None = None
+    conclusion_holds: bool | None = None
 
     @property
     def instances(self) -> int:
@@ -106,6 +113,7 @@ class ClaimResult:
             "measured": dict(self.measured),
             "counterexample": self.counterexample,
             "detail": self.detail,
+            **({"breaks": list(self.breaks), "conclusion_holds": self.conclusion_holds} if self.breaks is not None else {}),
         }
 
 
@@ -200,70 +208,143 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested)
 
 
+class Search:
+    """The state of one claim's search over drawn instances (shared by :func:`run_claim`
+    and the pytest plugin, which hands :meth:`step` to Hypothesis as a test body).
+
+    Every instance is checked until ``draws`` were drawn and ``min_tested`` held
+    non-vacuously (:meth:`done`; a claim with a ``score`` searches the whole
+    ``budget``); the outcomes up to the first falsification are kept for the
+    counts, later ones (Hypothesis shrinking) are not.  Each check passes
+    ``-slack`` and the claim's score to :func:`hypothesis.target`.
+    """
+
+    def __init__(self, claim: Claim, profile: str) -> None:
+        prof = PROFILES[profile]
+        self.claim = claim
+        self.need = min_tested_for(claim, profile)
+        # A claim with its own distance to failure searches its whole budget: Hypothesis
+        # starts climbing targets only after half of it.
+        self.draws = prof.budget if claim.score is not None else prof.draws
+        self.budget = prof.budget
+        self.outcomes: list[Outcome] = []
+        self.first_failure: list[Outcome] | None = None  # the outcomes up to the first falsification
+
+    def done(self) -> bool:
+        """Enough instances drawn and held (never once a falsification is being shrunk)."""
+        held = sum(o.verdict is Verdict.HOLDS for o in self.outcomes)
+        return self.first_failure is None and len(self.outcomes) >= self.draws and held >= self.need
+
+    def step(self, inst: Instance) -> Outcome | None:
+        """Check ``inst`` (None if the search is :meth:`done`), recording and targeting the outcome."""
+        from hypothesis import target
+
+        if self.done():
+            return None
+        o = evaluate(self.claim, inst)
+        if self.first_failure is None:
+            self.outcomes.append(o)
+        if math.isfinite(o.slack) and o.verdict in TESTED:
+            target(-float(o.slack), label="negative slack")
+        if self.claim.score is not None and o.verdict is not Verdict.ERROR:  # evaluate()'s evidence, from the cache
+            target(float(self.claim.score(evidence(prepare(self.claim, inst)))), label="distance to failure")
+        if o.verdict is Verdict.FALSIFIED and self.first_failure is None:
+            self.first_failure = list(self.outcomes)
+        return o
+
+    def result(self) -> ClaimResult:
+        """The aggregated verdict when nothing was falsified."""
+        return aggregate(self.claim, self.outcomes, self.need)
+
+    def falsified(self, inst: Instance, o: Outcome, note: str = "") -> ClaimResult:
+        """The result of the claim falsified by ``inst`` (its outcome ``o``)."""
+        return _falsified(self.claim, inst, o, self.first_failure or self.outcomes, self.need, note)
+
+
 def run_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinned: bool = True) -> ClaimResult:
     """Check one claim on instances from its strategy; shrink any counterexample.
 
     Replays the claim's pinned regression examples first (unless ``pinned`` is
     False: then only what the search finds on its own is reported), then draws
     ``PROFILES[profile].draws`` instances, and more (up to ``budget``) while
-    fewer than ``min_tested`` met the claim's hypotheses.  A claim with a
-    ``score`` (its distance to failure) always searches the whole budget,
-    steered by :func:`hypothesis.target`.
+    fewer than ``min_tested`` met the claim's hypotheses (:class:`Search`).
+    A claim with a ``score`` (its distance to failure) always searches the
+    whole budget, steered by :func:`hypothesis.target`.
     """
-    from hypothesis import HealthCheck, find, settings, target
+    from hypothesis import find
     from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-    prof = PROFILES[profile]
-    need = min_tested_for(claim, profile)
-    outcomes: list[Outcome] = []
+    search = Search(claim, profile)
     for make_example in claim.examples if pinned else ():  # pinned regression cases first
         inst = make_example()
         o = evaluate(claim, inst)
-        outcomes.append(o)
+        search.outcomes.append(o)
         if o.verdict is Verdict.FALSIFIED:
-            return _falsified(claim, inst, o, outcomes, need, " (pinned regression example)")
-    searched: list[list[Outcome]] = []  # the outcomes up to the first falsification (shrinking not counted)
-
-    # A claim with its own distance to failure searches its whole budget: Hypothesis
-    # starts climbing targets only after half of it.
-    draws = prof.budget if claim.score is not None else prof.draws
-
-    def enough() -> bool:
-        held = sum(o.verdict is Verdict.HOLDS for o in outcomes)
-        return len(outcomes) >= draws and held >= need
+            return search.falsified(inst, o, " (pinned regression example)")
 
     def falsifies(inst: Instance) -> bool:
-        if not searched and enough():
-            return False
-        o = evaluate(claim, inst)
-        if not searched:
-            outcomes.append(o)
-        if math.isfinite(o.slack) and o.verdict in TESTED:
-            target(-float(o.slack), label="negative slack")
-        if claim.score is not None and o.verdict is not Verdict.ERROR:  # evaluate()'s evidence, from the cache
-            target(float(claim.score(evidence(prepare(claim, inst)))), label="distance to failure")
-        if o.verdict is Verdict.FALSIFIED and not searched:
-            searched.append(list(outcomes))
-        return o.verdict is Verdict.FALSIFIED
+        o = search.step(inst)
+        return o is not None and o.verdict is Verdict.FALSIFIED
 
-    cfg = settings(
-        settings.get_profile("default"),  # independent of the ambient profile (pytest's, a user's): reproducible
-        max_examples=prof.budget,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
     try:
-        cex = find(claim.data(profile), falsifies, settings=cfg, random=random.Random(seed))
+        cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=None),
+                   random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
-        return aggregate(claim, outcomes, need)
-    return _falsified(claim, cex, evaluate(claim, cex), searched[0] if searched else outcomes, need)
+        return search.result()
+    return search.falsified(cex, evaluate(claim, cex))
+
+
+def search_settings(max_examples: int, **overrides):
+    """Hypothesis settings of a claim search: the ``default`` profile (independent of the
+    ambient one, so a seed gives the same verdicts everywhere) unless ``overrides``
+    say otherwise, no deadline (an instance trains a model), no health checks (a
+    slow, filtered strategy is expected), and no explain phase (it reruns a
+    falsified claim's training many times to annotate a counterexample that the
+    text format already states)."""
+    from hypothesis import HealthCheck, Phase, settings
+
+    base = overrides.pop("parent", None) or settings.get_profile("default")
+    return settings(base, max_examples=max_examples, deadline=None, suppress_health_check=list(HealthCheck),
+                    phases=[p for p in base.phases if p is not Phase.explain], **overrides)
 
 
 def _falsified(claim: Claim, inst: Instance, o: Outcome, outcomes: Sequence[Outcome], need: int, note: str = "") -> ClaimResult:
     """The result of a claim falsified by ``inst`` (outcome ``o``) after ``outcomes``."""
     return ClaimResult(claim, Verdict.FALSIFIED, count(outcomes), {"slack": o.slack, **dict(o.measured)},
                        counterexample_text(claim, inst, o), o.detail + note, o.series, need)
+
+
+#: Whether a per-instance verdict says the conclusion held (None: undecided).
+_CONCLUSION = {Verdict.HOLDS: True, Verdict.VACUOUS: True, Verdict.FALSIFIED: False}
+
+
+def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str]) -> ClaimResult:
+    """Check ``claim`` on one given instance (a user's dataset), which breaks the
+    conditions ``breaks`` (the paper's ``violated(inst)``).
+
+    The claim's setup is applied and its conclusion checked in every case.  If the
+    instance breaks a condition the claim lists, the verdict is
+    ``outside-hypotheses`` and ``conclusion_holds`` says whether the conclusion held
+    there anyway (``False`` with the counterexample when it failed); otherwise the
+    verdict is the instance's own.  A claim about one of the paper's fixed worked
+    examples (no ``setup``) is ``outside-hypotheses`` on any dataset, not run.
+    """
+    if claim.setup is None:
+        return ClaimResult(claim, Verdict.OUTSIDE, count([]), {}, None,
+                           "a claim about a fixed worked example of the paper; it is not checked on other data",
+                           breaks=tuple(breaks), min_tested=1)
+    o = evaluate(claim, inst)
+    counts = count([o])
+    measured = {"slack": o.slack if math.isfinite(o.slack) else None, **dict(o.measured)}
+    cex = counterexample_text(claim, inst, o) if o.verdict is Verdict.FALSIFIED else None
+    listed = [b for b in breaks if b in claim.assumptions]
+    if listed:
+        held = _CONCLUSION.get(o.verdict)
+        said = {True: "the conclusion holds there", False: "the conclusion fails there", None: "the conclusion was not decided"}[held]
+        detail = f"the data break {', '.join(listed)}, which the claim assumes; {said} ({o.verdict}: {o.detail})"
+        return ClaimResult(claim, Verdict.OUTSIDE, count([Outcome(Verdict.OUTSIDE)]), measured, cex, detail,
+                           o.series, 1, tuple(breaks), held)
+    return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict))
 
 
 def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:

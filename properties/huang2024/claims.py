@@ -173,9 +173,9 @@ CLAIMS: tuple[Claim, ...] = (
             setup=setups.lemma7(idealise=ideal), reading=_reading(v, dv), sabotage=tighten())
       for v, ideal in (("idealised W_ov", True), ("trained W_ov", False)) for dv, data in DATA_READINGS if not (dv and ideal)),
     Claim("Thm. 1", "§5.2", "t eta/(2||W*_kq||) <= ||W_kq^(t)|| <= t eta for t >= 2 (Theorem 1, as printed)", ASSUMPTIONS_1_2_3,
-          REALIZABLE, check_thm1_norm, setup=FULL, reading="norm, 2||W*||", sabotage=tighten()),
+          REALIZABLE, check_thm1_norm, setup=FULL, reading="norm, 2||W*||", slug="thm1-norm", sabotage=tighten()),
     Claim("Thm. 1", "§5.2", "t eta/(2 L_max ||W*_kq||) <= ||W_kq^(t)|| <= t eta for t >= 2 (reading as in Lemma 6)",
-          ASSUMPTIONS_1_2_3, REALIZABLE, partial(check_thm1_norm, with_lmax=True), setup=FULL, reading="norm, 2 L_max ||W*||",
+          ASSUMPTIONS_1_2_3, REALIZABLE, partial(check_thm1_norm, with_lmax=True), setup=FULL, reading="norm, 2 L_max ||W*||", slug="thm1-norm-lmax",
           sabotage=tighten()),
     *(Claim("Thm. 1", "§5.2", "1 - cos(W_kq^(t), W*_kq) <= 54 N L_max^4 ||W*_kq||^4 log^2 t/(t eta) (main term; Theorem 1)",
             ASSUMPTIONS_1_2_3, data, check_thm1_alignment, setup=FULL, reading=_reading("alignment bound", dv), sabotage=tighten())
@@ -195,10 +195,10 @@ CLAIMS: tuple[Claim, ...] = (
           "A = C_0 T (Theorem 2)", ASSUMPTIONS_1_2_3, REALIZABLE, check_thm2_loss, setup=setups.thm2, reading="loss, c_0 = 1",
           sabotage=tighten(lambda: setups.thm2(setups.smallest_stage2()))),
     Claim("Thm. 2 fn. 3", "§5.2", "for fixed W_ov = W_ov^(T), the minimum of L over W_kq is L* = |V| exp(-T C_0) (footnote 3, as written)",
-          ASSUMPTIONS_1_2_3, REALIZABLE, check_fn3, setup=PROP1, reading="L* = min L",
+          ASSUMPTIONS_1_2_3, REALIZABLE, check_fn3, setup=PROP1, reading="L* = min L", slug="thm2-fn3-equal",
           expect=Verdict.FALSIFIED, finding=findings.FN3_EQUALITY),
     Claim("Thm. 2 fn. 3", "§5.2", "min over W_kq of L <= L* = |V| exp(-T C_0) (reading: L* bounds the minimum)",
-          ASSUMPTIONS_1_2_3, REALIZABLE, partial(check_fn3, reading="upper"), setup=PROP1, reading="min L <= L*",
+          ASSUMPTIONS_1_2_3, REALIZABLE, partial(check_fn3, reading="upper"), setup=PROP1, reading="min L <= L*", slug="thm2-fn3-upper",
           sabotage=tighten()),
     # Section 6
     Claim("Prop. 2", "§6", "x*^T W*_kq q = |N|/(|O|+|N|), x^T W*_kq q = -|O|/(|O|+|N|), x_0^T W*_kq q = 0 (Prop. 2), "

@@ -1,0 +1,420 @@
+"""The ntpcheck pytest plugin: claims as Hypothesis tests, every verdict visible.
+
+Registered through the ``pytest11`` entry point; it adds no test to a run
+unless asked, so installing ntpcheck never changes another project's suite.
+
+What it collects
+----------------
+* ``pytest --ntpcheck`` (from any directory): every registered paper's
+  claims (``--ntp-paper NAME``, ``--ntp-claims "Cor. 1,Lemma 7"``).
+* In any test file, a module attribute named like a test (``test_*``)
+  holding a :class:`~ntpcheck.properties.framework.Claim` (for instance one
+  made by :func:`~ntpcheck.properties.framework.conjecture`) or a
+  :class:`~ntpcheck.properties.framework.Paper`.
+
+Each claim gives ``claim[<slug>]``, a Hypothesis ``@given`` test (so
+``-m hypothesis`` and HypoFuzz find it) that searches the claim's strategy
+with the profile's budget (``--ntp-profile``, default ``quick``), its
+pinned examples first (``--ntp-no-pinned`` turns them off), randomised or
+derandomised and with the example database of the Hypothesis settings in
+force (a counterexample found once is replayed first next time); and
+``sabotage[<slug>]``, which shows that its checker can fail.  The slug is an
+ASCII id usable with ``-k`` (``cor1``, ``prop2-a12``, ``thm1-rate``, ``sec7``).
+
+Verdicts
+--------
+``holds`` passes; ``falsified`` fails, printing the shrunk counterexample in
+the text format and the command that reproduces it; a claim the paper
+states that is known false (a registered finding) is a strict xfail whose
+reason is the finding; ``vacuous``, ``outside-hypotheses`` and
+``inconclusive`` are skipped with the verdict and the counts in the reason.
+The verdict, counts and measured values go to ``record_property`` (so
+``--junitxml`` carries them), and a terminal section lists every verdict.
+
+``--ntp-dataset FILE`` checks every claim on that one dataset instead: a
+claim whose assumptions the dataset breaks is skipped as
+``outside-hypotheses``, its reason saying whether the conclusion held there;
+a falsified claim fails (findings are not expected to fail on a given
+dataset, so they are not xfailed).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+__all__ = ["ClaimCollector", "ClaimFunction", "ClaimFalsified"]
+
+PROFILE_NAMES = ("quick", "default", "thorough")
+#: How each per-claim verdict is shown by pytest when the test body itself passed.
+_SKIPPED_VERDICTS = ("vacuous", "outside-hypotheses", "inconclusive")
+
+
+class ClaimFalsified(AssertionError):
+    """A claim's checker returned ``falsified`` (or ``error``) on an instance."""
+
+
+# --- options ----------------------------------------------------------------------------
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ntpcheck", "ntpcheck: the claims of papers as tests")
+    group.addoption("--ntpcheck", action="store_true", default=False,
+                    help="collect the registered papers' claims as tests (from any directory)")
+    group.addoption("--ntp-paper", default=None, metavar="NAME", help="only this paper's claims (default: every registered paper)")
+    group.addoption("--ntp-claims", default=None, metavar="IDS", help='comma-separated claim ids or names, e.g. "Cor. 1,Lemma 7"')
+    group.addoption("--ntp-profile", default="quick", choices=PROFILE_NAMES,
+                    help="search budget per claim: quick (default), default or thorough (as `ntpcheck verify --profile`)")
+    group.addoption("--ntp-dataset", default=None, metavar="FILE",
+                    help="check every claim on this one dataset (text format) instead of searching")
+    group.addoption("--ntp-no-pinned", action="store_true", default=False,
+                    help="skip the pinned regression examples: only what the search finds on its own")
+
+
+class _Options:
+    """The plugin's options, validated once (a bad value is a usage error, one line)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from ntpcheck.errors import NTPCheckError
+        from ntpcheck.properties import PAPERS, paper
+
+        self.enabled = bool(config.getoption("ntpcheck"))
+        self.profile = config.getoption("ntp_profile")
+        self.pinned = not config.getoption("ntp_no_pinned")
+        self.claims = config.getoption("ntp_claims")
+        name = config.getoption("ntp_paper")
+        try:
+            self.papers = [paper(name)] if name else [paper(n) for n in PAPERS]
+            self.instance = _load_instance(config.getoption("ntp_dataset"))
+        except NTPCheckError as e:
+            raise pytest.UsageError(f"ntpcheck: {' '.join(str(e).split())}") from None
+
+    def selected(self, claims) -> list:
+        """``claims`` filtered by ``--ntp-claims`` (ids or full names)."""
+        if not self.claims:
+            return list(claims)
+        wanted = {w.strip() for w in self.claims.split(",") if w.strip()}
+        return [c for c in claims if c.id in wanted or c.name in wanted]
+
+
+def _load_instance(path: str | None):
+    if path is None:
+        return None
+    from ntpcheck.instance import Instance
+    from ntpcheck.textformat import load
+
+    return Instance(load(path))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "ntpcheck: a claim of a paper checked by ntpcheck (added by the ntpcheck plugin)")
+    if config.getoption("ntpcheck") or any(config.getoption(o) for o in ("ntp_dataset", "ntp_claims", "ntp_paper")):
+        config.stash[_OPTIONS] = _Options(config)  # a bad option fails here, before any collection
+    config.pluginmanager.register(_Verdicts(), "ntpcheck-verdicts")
+
+
+_OPTIONS = pytest.StashKey["_Options"]()
+
+
+def _options(config: pytest.Config) -> "_Options":
+    if _OPTIONS not in config.stash:
+        config.stash[_OPTIONS] = _Options(config)
+    return config.stash[_OPTIONS]
+
+
+# --- collection -------------------------------------------------------------------------
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any):
+    """A ``test_*`` attribute holding a Claim or a Paper becomes a collector of claim tests."""
+    if not type(obj).__module__.startswith("ntpcheck.properties"):
+        return None
+    from ntpcheck.properties.framework import Claim, Paper
+
+    if not isinstance(obj, (Claim, Paper)) or not collector.funcnamefilter(name):
+        return None
+    paper = obj if isinstance(obj, Paper) else None
+    claims = obj.claims if paper else (obj,)
+    return ClaimCollector.from_parent(collector, name=name, claims=tuple(claims), paper=paper)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    """``--ntpcheck``: the registered papers' claims, before ``-k``/``-m`` select among items;
+    ``--ntp-claims`` naming no collected claim (the papers' or a test file's) is a usage error."""
+    if config.getoption("ntpcheck"):
+        _add_papers(session, config, items)
+    if config.getoption("ntp_claims"):
+        found = {n for it in items if isinstance(it, ClaimFunction) for n in (it.ntp_claim.id, it.ntp_claim.name)}
+        unknown = [w for w in (w.strip() for w in config.getoption("ntp_claims").split(",")) if w and w not in found]
+        if unknown:
+            known = ", ".join(dict.fromkeys(c.id for p in _options(config).papers for c in p.claims))
+            raise pytest.UsageError(f"ntpcheck: unknown claim {unknown[0]!r}; known claims: {known}")
+
+
+def _add_papers(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    opts = _options(config)
+    seen = {it.parent.paper.name for it in items if isinstance(it.parent, ClaimCollector) and it.parent.paper}
+    new = []
+    for p in opts.papers:
+        if p.name in seen:  # already collected from a test file
+            continue
+        col = ClaimCollector.from_parent(session, name=p.name, claims=p.claims, paper=p, nodeid=f"ntpcheck/{p.name}")
+        new.extend(session.genitems(col))
+    items[:0] = new
+
+
+class ClaimCollector(pytest.Collector):
+    """The tests of some claims: ``claim[<slug>]`` and ``sabotage[<slug>]`` for each."""
+
+    def __init__(self, *, claims: tuple, paper=None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.claims = claims
+        self.paper = paper
+
+    def collect(self):
+        opts = _options(self.config)
+        for claim in opts.selected(self.claims):
+            run = ClaimRun(claim, opts, self.paper)
+            if opts.instance is not None:
+                yield _item(self, f"claim[{claim.key}]", run.dataset_test(opts.instance), run, claim)
+                continue
+            item = _item(self, f"claim[{claim.key}]", run.given_test(), run, claim)
+            if claim.finding is not None:
+                item.add_marker(pytest.mark.xfail(strict=True, reason=_finding(claim)))
+            yield item
+            if claim.sabotage is not None:
+                yield _item(self, f"sabotage[{claim.key}]", _sabotage_test(claim), None, claim)
+
+
+def _finding(claim) -> str:
+    summary = claim.finding.summary
+    return summary if summary.lower().startswith("finding") else f"finding: {summary}"
+
+
+class ClaimFunction(pytest.Function):
+    """A claim's test: reported by its claim's name, a falsification by its message alone
+    (the counterexample and how to reproduce it), not by the plugin's source."""
+
+    ntp_run: "ClaimRun | None" = None
+    ntp_claim: Any = None
+
+    def reportinfo(self):
+        return self.path, None, f"{self.name}: {self.ntp_claim.name}"
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(ClaimFalsified):
+            notes = [n for n in getattr(excinfo.value, "__notes__", ()) if n.strip()]
+            return "\n".join([str(excinfo.value), *notes])
+        return super().repr_failure(excinfo, style=style)
+
+
+def _item(parent: ClaimCollector, name: str, fn, run, claim) -> ClaimFunction:
+    item = ClaimFunction.from_parent(parent, name=name, callobj=fn, originalname=name.split("[")[0])
+    item.add_marker(pytest.mark.ntpcheck)
+    item.ntp_run, item.ntp_claim = run, claim
+    return item
+
+
+def _sabotage_test(claim):
+    def sabotage() -> None:
+        """The checker rejects a bound 1% stronger than the tightest value measured, or a
+        deliberately wrong formula or input: it could have failed."""
+        from ntpcheck.properties.framework import Verdict, run_sabotage
+
+        o = run_sabotage(claim)
+        assert o.verdict is Verdict.FALSIFIED, f"{claim.name} accepted its sabotage: {o.verdict}: {o.detail}"
+
+    return sabotage
+
+
+# --- running one claim ------------------------------------------------------------------
+
+class ClaimRun:
+    """One claim's test: the Hypothesis test body, its search state, and its result."""
+
+    def __init__(self, claim, opts: _Options, paper) -> None:
+        self.claim, self.opts, self.paper = claim, opts, paper
+        self.search = None
+        self.result = None  # a ClaimResult, once decided
+
+    # - search mode: a @given test over the claim's strategy -
+    def given_test(self):
+        from hypothesis import example, given, settings
+
+        from ntpcheck.properties.framework import Search, Verdict, search_settings
+
+        claim, profile = self.claim, self.opts.profile
+
+        def claim_test(inst) -> None:
+            if self.search is None:
+                self.search = Search(claim, profile)
+            o = self.search.step(inst)
+            if o is not None and o.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
+                raise ClaimFalsified(self._failure(inst, o))
+
+        ambient = settings.default
+        db = ambient.database
+        cfg = search_settings(Search(claim, profile).budget, parent=ambient,
+                              database=None if db is None else _claim_database(db, self._db_prefix()))
+        test = settings(cfg)(given(claim.data(profile))(claim_test))
+        for make in reversed(claim.examples) if self.opts.pinned else ():
+            test = example(make())(test)
+        if claim.finding is not None and self.opts.pinned:
+            test = example(claim.finding.counterexample())(test)
+        return test
+
+    def _db_prefix(self) -> bytes:
+        paper = self.paper.name if self.paper else "user"
+        return f"ntpcheck:{paper}:{self.claim.key}:{self.opts.profile}:".encode()
+
+    def _failure(self, inst, o) -> str:
+        from ntpcheck.properties.framework.runner import counterexample_text
+
+        lines = [f"{self.claim.name} is {o.verdict}: {o.detail}", "", counterexample_text(self.claim, inst, o).rstrip(), ""]
+        lines += ["Reproduce: save the dataset above as cex.txt, then run", "  " + self._reproduce("cex.txt")]
+        if inst.embeddings is not None:
+            lines.append("(drawn with other orthonormal embeddings; under Assumption 2 the paper's quantities "
+                         "do not depend on the choice, up to rounding)")
+        return "\n".join(lines)
+
+    def _reproduce(self, path: str) -> str:
+        if self.paper is not None:
+            return f'ntpcheck verify --paper {self.paper.name} --dataset {path} --claims "{self.claim.name}"'
+        return f"pytest --ntp-dataset {path} -k '{self.claim.key}'  (in the directory of the test file)"
+
+    def finish(self, excinfo) -> None:
+        """The claim's result after its test ran (``excinfo``: the failure, if any)."""
+        from ntpcheck.properties.framework import ClaimResult, Verdict
+        from ntpcheck.properties.framework.runner import count
+
+        if self.result is not None:  # dataset mode decided it in the test
+            return
+        if self.search is None:  # the body never ran (a collection or setup problem)
+            return
+        if excinfo is None:
+            self.result = self.search.result()
+            return
+        outcomes = self.search.first_failure or self.search.outcomes
+        verdict = Verdict.FALSIFIED if any(o.verdict is Verdict.FALSIFIED for o in outcomes) else Verdict.ERROR
+        self.result = ClaimResult(self.claim, verdict, count(outcomes), {}, None, str(excinfo.value).splitlines()[0],
+                                  None, self.search.need)
+
+    # - dataset mode: the one instance given -
+    def dataset_test(self, inst):
+        def claim_on_dataset() -> None:
+            from ntpcheck.properties.framework import Verdict, run_on_instance
+
+            breaks = self.paper.violated(inst) if self.paper else _violated(inst)
+            r = self.result = run_on_instance(self.claim, inst, breaks)
+            if r.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
+                finding = f"\n(a registered finding: {self.claim.finding.summary})" if self.claim.finding else ""
+                raise ClaimFalsified(f"{self.claim.name} is {r.verdict} on {inst.dataset.name or 'the dataset'}: {r.detail}{finding}")
+
+        return claim_on_dataset
+
+
+def _violated(inst) -> list[str]:
+    from ntpcheck.assumptions import check_all, failed
+
+    return failed(check_all(inst.dataset, inst.E))
+
+
+def _claim_database(db, prefix: bytes):
+    """``db`` with every key prefixed by the claim's own: one function body serves every
+    claim, so Hypothesis's own key (a digest of the body) is the same for all of them."""
+    from hypothesis.database import ExampleDatabase
+
+    class ClaimDatabase(ExampleDatabase):
+        def __init__(self) -> None:
+            super().__init__()
+
+        def __repr__(self) -> str:
+            return f"ClaimDatabase({db!r}, {prefix!r})"
+
+        def save(self, key: bytes, value: bytes) -> None:
+            db.save(prefix + key, value)
+
+        def fetch(self, key: bytes):
+            return db.fetch(prefix + key)
+
+        def delete(self, key: bytes, value: bytes) -> None:
+            db.delete(prefix + key, value)
+
+        def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+            db.move(prefix + src, prefix + dest, value)
+
+    return ClaimDatabase()
+
+
+# --- reporting --------------------------------------------------------------------------
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Turn a claim's verdict into the report: properties always; a passed test whose
+    verdict is not ``holds`` becomes a skip naming the verdict and the counts."""
+    run = getattr(item, "ntp_run", None)
+    if run is not None:
+        # Hypothesis offers a patch adding @example to a failing test; here that test is the
+        # plugin's shared body, so the patch would be wrong (the counterexample is in the report).
+        item._hypothesis_failing_examples = None
+    report = yield
+    if run is None or call.when != "call":
+        return report
+    run.finish(call.excinfo)
+    r = run.result
+    if r is None:
+        return report
+    props = _properties(r)
+    item.user_properties.extend(props)
+    report.user_properties.extend(props)
+    if report.passed and not hasattr(report, "wasxfail") and r.verdict.value in _SKIPPED_VERDICTS:
+        report.outcome = "skipped"
+        report.longrepr = (item.nodeid, None, f"Skipped: {_skip_reason(r)}")
+    return report
+
+
+def _skip_reason(r) -> str:
+    from .render import counts_text
+
+    return f"{r.verdict}: {r.claim.name} ({counts_text(r.counts)}; {r.min_tested} needed): {r.detail}"
+
+
+def _properties(r) -> list[tuple[str, str]]:
+    from .render import json_default
+
+    props = [("ntpcheck_claim", r.claim.name), ("ntpcheck_verdict", r.verdict.value),
+             ("ntpcheck_counts", json.dumps(dict(r.counts))),
+             ("ntpcheck_measured", json.dumps(dict(r.measured), default=json_default, allow_nan=True))]
+    if r.breaks is not None:
+        props += [("ntpcheck_breaks", ",".join(r.breaks)), ("ntpcheck_conclusion_holds", json.dumps(r.conclusion_holds))]
+    return props
+
+
+class _Verdicts:
+    """The terminal section: one row per claim test, read from the reports (so that it also
+    works under pytest-xdist, where the tests run in other processes)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        if report.when == "call" and "ntpcheck_verdict" in props:
+            shown = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+            self.rows.append((props["ntpcheck_claim"], props["ntpcheck_verdict"], json.loads(props["ntpcheck_counts"]),
+                              shown, props.get("ntpcheck_conclusion_holds")))
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.rows:
+            return
+        from .render import counts_text, table
+
+        dataset = any(r[4] is not None for r in self.rows)
+        there = {"true": "holds", "false": "fails"}
+        body = [[name, verdict, counts_text(counts), shown] + ([there.get(c, "-")] if dataset else [])
+                for name, verdict, counts, shown, c in self.rows]
+        header = ["claim", "verdict", "tested/drawn", "pytest"] + (["conclusion on the data"] if dataset else [])
+        terminalreporter.write_sep("=", "ntpcheck verdicts")
+        terminalreporter.write_line(table(body, header))
