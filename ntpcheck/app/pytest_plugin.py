@@ -45,15 +45,13 @@ from typing import Any
 
 import pytest
 
-__all__ = ["ClaimCollector", "ClaimFunction", "ClaimFalsified"]
+from .pytest_claims import ClaimFalsified, ClaimRun, sabotage_test
+
+__all__ = ["ClaimCollector", "ClaimFunction"]
 
 PROFILE_NAMES = ("quick", "default", "thorough")
 #: How each per-claim verdict is shown by pytest when the test body itself passed.
 _SKIPPED_VERDICTS = ("vacuous", "outside-hypotheses", "inconclusive")
-
-
-class ClaimFalsified(AssertionError):
-    """A claim's checker returned ``falsified`` (or ``error``) on an instance."""
 
 
 # --- options ----------------------------------------------------------------------------
@@ -185,7 +183,7 @@ class ClaimCollector(pytest.Collector):
                 item.add_marker(pytest.mark.xfail(strict=True, reason=_finding(claim)))
             yield item
             if claim.sabotage is not None:
-                yield _item(self, f"sabotage[{claim.key}]", _sabotage_test(claim), None, claim)
+                yield _item(self, f"sabotage[{claim.key}]", sabotage_test(claim), None, claim)
 
 
 def _finding(claim) -> str:
@@ -215,137 +213,6 @@ def _item(parent: ClaimCollector, name: str, fn, run, claim) -> ClaimFunction:
     item.add_marker(pytest.mark.ntpcheck)
     item.ntp_run, item.ntp_claim = run, claim
     return item
-
-
-def _sabotage_test(claim):
-    def sabotage() -> None:
-        """The checker rejects a bound 1% stronger than the tightest value measured, or a
-        deliberately wrong formula or input: it could have failed."""
-        from ntpcheck.properties.framework import Verdict, run_sabotage
-
-        o = run_sabotage(claim)
-        assert o.verdict is Verdict.FALSIFIED, f"{claim.name} accepted its sabotage: {o.verdict}: {o.detail}"
-
-    return sabotage
-
-
-# --- running one claim ------------------------------------------------------------------
-
-class ClaimRun:
-    """One claim's test: the Hypothesis test body, its search state, and its result."""
-
-    def __init__(self, claim, opts: _Options, paper) -> None:
-        self.claim, self.opts, self.paper = claim, opts, paper
-        self.search = None
-        self.result = None  # a ClaimResult, once decided
-
-    # - search mode: a @given test over the claim's strategy -
-    def given_test(self):
-        from hypothesis import example, given, settings
-
-        from ntpcheck.properties.framework import Search, Verdict, search_settings
-
-        claim, profile = self.claim, self.opts.profile
-
-        def claim_test(inst) -> None:
-            if self.search is None:
-                self.search = Search(claim, profile)
-            o = self.search.step(inst)
-            if o is not None and o.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
-                raise ClaimFalsified(self._failure(inst, o))
-
-        ambient = settings.default
-        db = ambient.database
-        cfg = search_settings(Search(claim, profile).budget, parent=ambient,
-                              database=None if db is None else _claim_database(db, self._db_prefix()))
-        test = settings(cfg)(given(claim.data(profile))(claim_test))
-        for make in reversed(claim.examples) if self.opts.pinned else ():
-            test = example(make())(test)
-        if claim.finding is not None and self.opts.pinned:
-            test = example(claim.finding.counterexample())(test)
-        return test
-
-    def _db_prefix(self) -> bytes:
-        paper = self.paper.name if self.paper else "user"
-        return f"ntpcheck:{paper}:{self.claim.key}:{self.opts.profile}:".encode()
-
-    def _failure(self, inst, o) -> str:
-        from ntpcheck.properties.framework.runner import counterexample_text
-
-        lines = [f"{self.claim.name} is {o.verdict}: {o.detail}", "", counterexample_text(self.claim, inst, o).rstrip(), ""]
-        lines += ["Reproduce: save the dataset above as cex.txt, then run", "  " + self._reproduce("cex.txt")]
-        if inst.embeddings is not None:
-            lines.append("(drawn with other orthonormal embeddings; under Assumption 2 the paper's quantities "
-                         "do not depend on the choice, up to rounding)")
-        return "\n".join(lines)
-
-    def _reproduce(self, path: str) -> str:
-        if self.paper is not None:
-            return f'ntpcheck verify --paper {self.paper.name} --dataset {path} --claims "{self.claim.name}"'
-        return f"pytest --ntp-dataset {path} -k '{self.claim.key}'  (in the directory of the test file)"
-
-    def finish(self, excinfo) -> None:
-        """The claim's result after its test ran (``excinfo``: the failure, if any)."""
-        from ntpcheck.properties.framework import ClaimResult, Verdict
-        from ntpcheck.properties.framework.runner import count
-
-        if self.result is not None:  # dataset mode decided it in the test
-            return
-        if self.search is None:  # the body never ran (a collection or setup problem)
-            return
-        if excinfo is None:
-            self.result = self.search.result()
-            return
-        outcomes = self.search.first_failure or self.search.outcomes
-        verdict = Verdict.FALSIFIED if any(o.verdict is Verdict.FALSIFIED for o in outcomes) else Verdict.ERROR
-        self.result = ClaimResult(self.claim, verdict, count(outcomes), {}, None, str(excinfo.value).splitlines()[0],
-                                  None, self.search.need)
-
-    # - dataset mode: the one instance given -
-    def dataset_test(self, inst):
-        def claim_on_dataset() -> None:
-            from ntpcheck.properties.framework import Verdict, run_on_instance
-
-            breaks = self.paper.violated(inst) if self.paper else _violated(inst)
-            r = self.result = run_on_instance(self.claim, inst, breaks)
-            if r.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
-                finding = f"\n(a registered finding: {self.claim.finding.summary})" if self.claim.finding else ""
-                raise ClaimFalsified(f"{self.claim.name} is {r.verdict} on {inst.dataset.name or 'the dataset'}: {r.detail}{finding}")
-
-        return claim_on_dataset
-
-
-def _violated(inst) -> list[str]:
-    from ntpcheck.assumptions import check_all, failed
-
-    return failed(check_all(inst.dataset, inst.E))
-
-
-def _claim_database(db, prefix: bytes):
-    """``db`` with every key prefixed by the claim's own: one function body serves every
-    claim, so Hypothesis's own key (a digest of the body) is the same for all of them."""
-    from hypothesis.database import ExampleDatabase
-
-    class ClaimDatabase(ExampleDatabase):
-        def __init__(self) -> None:
-            super().__init__()
-
-        def __repr__(self) -> str:
-            return f"ClaimDatabase({db!r}, {prefix!r})"
-
-        def save(self, key: bytes, value: bytes) -> None:
-            db.save(prefix + key, value)
-
-        def fetch(self, key: bytes):
-            return db.fetch(prefix + key)
-
-        def delete(self, key: bytes, value: bytes) -> None:
-            db.delete(prefix + key, value)
-
-        def move(self, src: bytes, dest: bytes, value: bytes) -> None:
-            db.move(prefix + src, prefix + dest, value)
-
-    return ClaimDatabase()
 
 
 # --- reporting --------------------------------------------------------------------------

@@ -8,6 +8,7 @@
   solutions, trajectories), computed lazily and cached per instance;
 * :mod:`.checks`: inequalities, rate fits, declared preconditions, tightening;
 * :mod:`.runner`: evaluate, search, aggregate, select; results as data;
+* :mod:`.sabotage`: the checker rejects a bound 1% past the tightest value measured;
 * :mod:`.matrix`: the assumption-necessity matrix.
 
 This layer imports the math core (``ntpcheck.*``), Hypothesis, and nothing
@@ -20,7 +21,8 @@ from .conjecture import conjecture
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
 from .runner import (COUNT_NAMES, PROFILES, ClaimResult, Profile, Search, aggregate, evaluate, prepare, run_claim, run_claims,
-                     run_on_instance, run_sabotage, search_settings, select_claims, tightest_factor, versions)
+                     run_on_instance, search_settings, select_claims, versions)
+from .sabotage import run_sabotage, tightest_factor
 from .verdicts import Outcome, Verdict
 
 __all__ = [
