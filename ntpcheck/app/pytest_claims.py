@@ -49,9 +49,9 @@ class ClaimRun:
         claim, profile = self.claim, self.opts.profile
 
         def claim_test(inst) -> None:
-            if self.search is None:
-                self.search = Search(claim, profile)
-            o = self.search.step(inst)
+            # Under pytest (start() was called) the profile's budget applies; called any other
+            # way (HypoFuzz runs the body for as long as it fuzzes) every instance is checked.
+            o = (self.search or Search(claim, profile)).step(inst)
             if o is not None and o.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
                 raise ClaimFalsified(self._failure(inst, o))
 
@@ -85,22 +85,28 @@ class ClaimRun:
             return f'ntpcheck verify --paper {self.paper.name} --dataset {path} --claims "{self.claim.name}"'
         return f"pytest --ntp-dataset {path} -k '{self.claim.key}'  (in the directory of the test file)"
 
+    def start(self) -> None:
+        """A pytest run of the test begins: a fresh search with the profile's budget."""
+        from ntpcheck.properties.framework import Search
+
+        self.result = None
+        self.search = Search(self.claim, self.opts.profile)
+
     def finish(self, excinfo) -> None:
         """The claim's result after its test ran (``excinfo``: the failure, if any)."""
         from ntpcheck.properties.framework import ClaimResult, Verdict
         from ntpcheck.properties.framework.runner import count
 
-        if self.result is not None:  # dataset mode decided it in the test
-            return
-        if self.search is None:  # the body never ran (a collection or setup problem)
+        search, self.search = self.search, None
+        if self.result is not None or search is None or not search.outcomes:  # dataset mode, or the body never ran
             return
         if excinfo is None:
-            self.result = self.search.result()
+            self.result = search.result()
             return
-        outcomes = self.search.first_failure or self.search.outcomes
+        outcomes = search.first_failure or search.outcomes
         verdict = Verdict.FALSIFIED if any(o.verdict is Verdict.FALSIFIED for o in outcomes) else Verdict.ERROR
         self.result = ClaimResult(self.claim, verdict, count(outcomes), {}, None, str(excinfo.value).splitlines()[0],
-                                  None, self.search.need)
+                                  None, search.need)
 
     # - dataset mode: the one instance given -
     def dataset_test(self, inst):

@@ -209,13 +209,20 @@ class ClaimFunction(pytest.Function):
 
 
 def _item(parent: ClaimCollector, name: str, fn, run, claim) -> ClaimFunction:
-    item = ClaimFunction.from_parent(parent, name=name, callobj=fn, originalname=name.split("[")[0])
+    item = ClaimFunction.from_parent(parent, name=name, callobj=fn)  # nodeid ends in the name, slug included
     item.add_marker(pytest.mark.ntpcheck)
     item.ntp_run, item.ntp_claim = run, claim
     return item
 
 
 # --- reporting --------------------------------------------------------------------------
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    run = getattr(item, "ntp_run", None)
+    if run is not None:
+        run.start()
+
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
