@@ -8,6 +8,7 @@
   solutions, trajectories), computed lazily and cached per instance;
 * :mod:`.checks`: inequalities, rate fits, declared preconditions, tightening;
 * :mod:`.runner`: evaluate, search, aggregate, select; results as data;
+* :mod:`.on_instance`: a claim on one given dataset (``--dataset``);
 * :mod:`.sabotage`: the checker rejects a bound 1% past the tightest value measured;
 * :mod:`.matrix`: the assumption-necessity matrix.
 
@@ -21,7 +22,8 @@ from .conjecture import conjecture
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
 from .runner import (COUNT_NAMES, PROFILES, ClaimResult, Profile, Search, aggregate, evaluate, prepare, run_claim, run_claims,
-                     run_on_instance, search_settings, select_claims, versions)
+                     search_claim, search_settings, select_claims, versions)
+from .on_instance import run_on_instance
 from .sabotage import run_sabotage, tightest_factor
 from .verdicts import Outcome, Verdict
 
@@ -58,6 +60,7 @@ __all__ = [
     "run_claim",
     "run_claims",
     "run_on_instance",
+    "search_claim",
     "Search",
     "search_settings",
     "run_sabotage",

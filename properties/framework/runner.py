@@ -11,6 +11,7 @@ JSON or Markdown.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import sys
@@ -41,8 +42,8 @@ __all__ = [
     "Search",
     "search_settings",
     "run_claim",
+    "search_claim",
     "run_claims",
-    "run_on_instance",
     "select_claims",
     "counterexample_text",
     "versions",
@@ -95,6 +96,8 @@ class ClaimResult:
     #: breaks, and whether the claim's conclusion held there anyway (None: not decided).
     breaks: tuple[str, ...] | None = None
     conclusion_holds: bool | None = None
+    #: Wall time of the run (search, shrinking and pinned examples), when measured.
+    seconds: float | None = field(default=None, compare=False)
 
     @property
     def instances(self) -> int:
@@ -111,7 +114,15 @@ class ClaimResult:
             "counterexample": self.counterexample,
             "detail": self.detail,
             **({"breaks": list(self.breaks), "conclusion_holds": self.conclusion_holds} if self.breaks is not None else {}),
+            **({"seconds": self.seconds, "instances_per_second": self.instances_per_second} if self.seconds is not None else {}),
         }
+
+    @property
+    def instances_per_second(self) -> float | None:
+        """Instances checked per second of the run (drawn / seconds), when timed."""
+        if self.seconds is None or self.seconds <= 0:
+            return None
+        return self.counts["drawn"] / self.seconds
 
 
 def prepare(claim: Claim, inst: Instance) -> Instance:
@@ -259,6 +270,13 @@ class Search:
 
 
 def run_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinned: bool = True) -> ClaimResult:
+    """:func:`search_claim`, timed: the result's ``seconds`` and ``instances_per_second``."""
+    t0 = time.perf_counter()
+    r = search_claim(claim, profile, seed, pinned=pinned)
+    return dataclasses.replace(r, seconds=time.perf_counter() - t0)
+
+
+def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinned: bool = True) -> ClaimResult:
     """Check one claim on instances from its strategy; shrink any counterexample.
 
     Replays the claim's pinned regression examples first (unless ``pinned`` is
@@ -311,39 +329,6 @@ def _falsified(claim: Claim, inst: Instance, o: Outcome, outcomes: Sequence[Outc
                        counterexample_text(claim, inst, o), o.detail + note, o.series, need)
 
 
-#: Whether a per-instance verdict says the conclusion held (None: undecided).
-_CONCLUSION = {Verdict.HOLDS: True, Verdict.VACUOUS: True, Verdict.FALSIFIED: False}
-
-
-def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str]) -> ClaimResult:
-    """Check ``claim`` on one given instance (a user's dataset), which breaks the
-    conditions ``breaks`` (the paper's ``violated(inst)``).
-
-    The claim's setup is applied and its conclusion checked in every case.  If the
-    instance breaks a condition the claim lists, the verdict is
-    ``outside-hypotheses`` and ``conclusion_holds`` says whether the conclusion held
-    there anyway (``False`` with the counterexample when it failed); otherwise the
-    verdict is the instance's own.  A claim about one of the paper's fixed worked
-    examples (no ``setup``) is ``outside-hypotheses`` on any dataset, not run.
-    """
-    if claim.setup is None:
-        return ClaimResult(claim, Verdict.OUTSIDE, count([]), {}, None,
-                           "a claim about a fixed worked example of the paper; it is not checked on other data",
-                           breaks=tuple(breaks), min_tested=1)
-    o = evaluate(claim, inst)
-    counts = count([o])
-    measured = {"slack": o.slack if math.isfinite(o.slack) else None, **dict(o.measured)}
-    cex = counterexample_text(claim, inst, o) if o.verdict is Verdict.FALSIFIED else None
-    listed = [b for b in breaks if b in claim.assumptions]
-    if listed:
-        held = _CONCLUSION.get(o.verdict)
-        said = {True: "the conclusion holds there", False: "the conclusion fails there", None: "the conclusion was not decided"}[held]
-        detail = f"the data break {', '.join(listed)}, which the claim assumes; {said} ({o.verdict}: {o.detail})"
-        return ClaimResult(claim, Verdict.OUTSIDE, count([Outcome(Verdict.OUTSIDE)]), measured, cex, detail,
-                           o.series, 1, tuple(breaks), held)
-    return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict))
-
-
 def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:
     """Claims whose id or full name is in the comma-separated ``spec`` (all if None)."""
     if not spec:
@@ -364,10 +349,10 @@ def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, 
     claims = list(claims)
     results = []
     for k, c in enumerate(claims, 1):
-        t0 = time.perf_counter()
         r = run_claim(c, profile, seed, pinned=pinned)
         if progress:
-            progress(f"[{k}/{len(claims)}] {c.name}: {r.verdict} ({r.instances} instances, {time.perf_counter() - t0:.1f} s)")
+            progress(f"[{k}/{len(claims)}] {c.name}: {r.verdict} ({r.instances} instances, {r.seconds:.1f} s, "
+                     f"{r.instances_per_second:.3g} per s)")
         results.append(r)
     return results
 

@@ -1,0 +1,52 @@
+"""A claim on one given instance (a user's dataset) rather than a search.
+
+Used by ``ntpcheck verify --dataset`` and ``pytest --ntp-dataset``: the
+instance's verdict, and, where the instance breaks a condition the claim
+lists, whether the conclusion held there anyway.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from ntpcheck.instance import Instance
+
+from .claim import Claim
+from .runner import ClaimResult, count, counterexample_text, evaluate
+from .verdicts import Outcome, Verdict
+
+__all__ = ["run_on_instance"]
+
+
+#: Whether a per-instance verdict says the conclusion held (None: undecided).
+_CONCLUSION = {Verdict.HOLDS: True, Verdict.VACUOUS: True, Verdict.FALSIFIED: False}
+
+
+def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str]) -> ClaimResult:
+    """Check ``claim`` on one given instance (a user's dataset), which breaks the
+    conditions ``breaks`` (the paper's ``violated(inst)``).
+
+    The claim's setup is applied and its conclusion checked in every case.  If the
+    instance breaks a condition the claim lists, the verdict is
+    ``outside-hypotheses`` and ``conclusion_holds`` says whether the conclusion held
+    there anyway (``False`` with the counterexample when it failed); otherwise the
+    verdict is the instance's own.  A claim about one of the paper's fixed worked
+    examples (no ``setup``) is ``outside-hypotheses`` on any dataset, not run.
+    """
+    if claim.setup is None:
+        return ClaimResult(claim, Verdict.OUTSIDE, count([]), {}, None,
+                           "a claim about a fixed worked example of the paper; it is not checked on other data",
+                           breaks=tuple(breaks), min_tested=1)
+    o = evaluate(claim, inst)
+    counts = count([o])
+    measured = {"slack": o.slack if math.isfinite(o.slack) else None, **dict(o.measured)}
+    cex = counterexample_text(claim, inst, o) if o.verdict is Verdict.FALSIFIED else None
+    listed = [b for b in breaks if b in claim.assumptions]
+    if listed:
+        held = _CONCLUSION.get(o.verdict)
+        said = {True: "the conclusion holds there", False: "the conclusion fails there", None: "the conclusion was not decided"}[held]
+        detail = f"the data break {', '.join(listed)}, which the claim assumes; {said} ({o.verdict}: {o.detail})"
+        return ClaimResult(claim, Verdict.OUTSIDE, count([Outcome(Verdict.OUTSIDE)]), measured, cex, detail,
+                           o.series, 1, tuple(breaks), held)
+    return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict))
