@@ -44,7 +44,7 @@ class ClaimRun:
     def given_test(self):
         from hypothesis import example, given, settings
 
-        from ntpcheck.properties.framework import Search, Verdict, search_settings
+        from ntpcheck.properties.framework import PROFILES, Search, Verdict, search_settings
 
         claim, profile = self.claim, self.opts.profile
 
@@ -57,13 +57,12 @@ class ClaimRun:
 
         ambient = settings.default
         db = ambient.database
-        cfg = search_settings(Search(claim, profile).budget, parent=ambient,
+        cfg = search_settings(PROFILES[profile].budget, parent=ambient,
                               database=None if db is None else _claim_database(db, self._db_prefix()))
         test = settings(cfg)(given(claim.data(profile))(claim_test))
-        for make in reversed(claim.examples) if self.opts.pinned else ():
+        pins = (*claim.examples, *((claim.finding.counterexample,) if claim.finding else ())) if self.opts.pinned else ()
+        for make in reversed(dict.fromkeys(pins)):  # a finding's counterexample is often among the examples
             test = example(make())(test)
-        if claim.finding is not None and self.opts.pinned:
-            test = example(claim.finding.counterexample())(test)
         return test
 
     def _db_prefix(self) -> bytes:
