@@ -30,10 +30,11 @@ from functools import cached_property
 from typing import Mapping
 
 import networkx as nx
+import numpy as np
 
 from .data import Dataset
 
-__all__ = ["Role", "Collocation", "Structure", "collocation", "partial_orders", "roles", "analyse", "may_have_cycle", "theorem3_sentences"]
+__all__ = ["Role", "Collocation", "Structure", "collocation", "partial_orders", "roles", "analyse", "may_have_cycle", "as_structure", "theorem3_sentences"]
 
 
 class Role(str, Enum):
@@ -95,13 +96,6 @@ def collocation(dataset: Dataset) -> Collocation:
     return Collocation(mapping, multiple, shared)
 
 
-def optimal_positions(dataset: Dataset, coll: Collocation) -> tuple[tuple[int, ...], ...]:
-    """``I(n)`` for every sample: the 0-based positions ``l`` with ``n(x_l) = next``."""
-    return tuple(
-        tuple(l for l, x in enumerate(s.sentence) if coll(x) == s.next) for s in dataset.samples
-    )
-
-
 def partial_orders(dataset: Dataset, coll: Collocation) -> dict[str, nx.DiGraph]:
     """The x^q-partial orders of Definition 1, one DiGraph per query.
 
@@ -146,69 +140,138 @@ def roles(order: nx.DiGraph) -> dict[str, Role]:
     return out
 
 
+def _ragged_cross(left_group: np.ndarray, right_group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs ``(i, j)`` with ``left_group[i] == right_group[j]``; both inputs sorted by group.
+
+    Pairs come grouped, then in the order of ``i``, then of ``j``.
+    """
+    cl = np.bincount(left_group, minlength=n_groups)
+    cr = np.bincount(right_group, minlength=n_groups)
+    start_r = np.concatenate([[0], np.cumsum(cr)[:-1]])
+    reps = cr[left_group]
+    i = np.repeat(np.arange(len(left_group)), reps)
+    offset = np.arange(len(i)) - np.repeat(np.cumsum(reps) - reps, reps)
+    j = np.repeat(start_r[left_group], reps) + offset
+    return i, j
+
+
+def _first_seen_unique(keys: np.ndarray) -> np.ndarray:
+    """Positions of the first occurrence of each distinct key, in order of first occurrence."""
+    _, first = np.unique(keys, return_index=True)
+    return np.sort(first)
+
+
 @dataclass(frozen=True, eq=False)
 class Structure:
-    """Everything Section 4.1 derives from a dataset, computed once.
+    """Everything Section 4.1 derives from a dataset, computed once and lazily.
 
-    Use :func:`analyse` to build it.
+    The index arrays (:attr:`next_index`, :attr:`optimal_mask`,
+    :attr:`eq3_index`, :attr:`role_codes`) are vectorised over the padded
+    sample arrays; the networkx orders (:attr:`orders`, with the witnessing
+    samples on each edge) and the name-keyed views are built only when asked
+    for.  Use :func:`analyse` to build it.
     """
 
     dataset: Dataset
     collocation: Collocation
-    orders: Mapping[str, nx.DiGraph]
-    optimal: tuple[tuple[int, ...], ...]
+
+    @cached_property
+    def next_index(self) -> np.ndarray:
+        """``n(x)`` as an index array over the vocabulary (-1 where undefined)."""
+        src, tgt = self.collocation_index
+        out = np.full(self.dataset.n_vocab, -1, dtype=np.int64)
+        out[src] = tgt
+        return out
+
+    @cached_property
+    def optimal_mask(self) -> np.ndarray:
+        """``(N, L_max)`` bool: position ``l`` of sample ``n`` is in ``I(n)``."""
+        arr = self.dataset.arrays
+        return arr.mask & (self.next_index[arr.tokens] == arr.target[:, None])
+
+    @cached_property
+    def optimal(self) -> tuple[tuple[int, ...], ...]:
+        """``I(n)`` for every sample: the 0-based positions ``l`` with ``n(x_l) = next``."""
+        n, l = np.nonzero(self.optimal_mask)
+        cuts = np.searchsorted(n, np.arange(1, self.dataset.n_samples))
+        return tuple(tuple(int(x) for x in part) for part in np.split(l, cuts))
+
+    @cached_property
+    def orders(self) -> Mapping[str, nx.DiGraph]:
+        """The x^q-partial orders of Definition 1 (networkx, with witnesses; built on first use)."""
+        return partial_orders(self.dataset, self.collocation)
+
+    @cached_property
+    def queries(self) -> tuple[str, ...]:
+        """The tokens that end some sample, in vocabulary order (the keys of :attr:`orders`)."""
+        used = np.zeros(self.dataset.n_vocab, dtype=bool)
+        used[self.dataset.arrays.query] = True
+        return tuple(self.dataset.vocab[i] for i in np.flatnonzero(used))
+
+    @cached_property
+    def eq3_index(self) -> tuple:
+        """Distinct constraints of Eq. (3) as index arrays ``(optimal, non-optimal, query)``.
+
+        One triple per ``n``, ``l in I(n)``, ``l' not in I(n)``, duplicates
+        removed (the constraint depends only on the tokens), in order of first
+        occurrence (sample, then ``l``, then ``l'``).  These are also the
+        edges ``x_l >_q x_l'`` of the orders of Definition 1.
+        """
+        arr = self.dataset.arrays
+        V = self.dataset.n_vocab
+        opt = self.optimal_mask
+        has = opt.any(axis=1)
+        non = arr.mask & ~opt & has[:, None]
+        on, ol = np.nonzero(opt)
+        nn, nl = np.nonzero(non)
+        # keep the first position of each token within a sample (sorted by sample already)
+        ko = _first_seen_unique(on * V + arr.tokens[on, ol])
+        kn = _first_seen_unique(nn * V + arr.tokens[nn, nl])
+        on, ol, nn, nl = on[ko], ol[ko], nn[kn], nl[kn]
+        i, j = _ragged_cross(on, nn, self.dataset.n_samples)
+        a, b, q = arr.tokens[on[i], ol[i]], arr.tokens[nn[j], nl[j]], arr.query[on[i]]
+        keep = _first_seen_unique((q * V + a) * V + b)
+        return a[keep], b[keep], q[keep]
+
+    @cached_property
+    def eq3_pairs(self) -> tuple[tuple[str, str, str], ...]:
+        """:attr:`eq3_index` as names ``(optimal x_l, non-optimal x_l', query)``."""
+        v = self.dataset.vocab
+        a, b, q = self.eq3_index
+        return tuple(zip([v[i] for i in a], [v[i] for i in b], [v[i] for i in q]))
+
+    @cached_property
+    def role_codes(self) -> np.ndarray:
+        """``(Q, V)`` role codes (0 non-comparable, 1 optimal, 2 non-optimal, 3 confused), rows :attr:`queries`."""
+        V = self.dataset.n_vocab
+        row = np.full(V, -1, dtype=np.int64)
+        row[[self.dataset.index[q] for q in self.queries]] = np.arange(len(self.queries))
+        a, b, q = self.eq3_index
+        codes = np.zeros((len(self.queries), V), dtype=np.int8)
+        codes[row[q], a] |= 1
+        codes[row[q], b] |= 2
+        return codes
 
     @cached_property
     def roles(self) -> dict[str, dict[str, Role]]:
         """``query -> token -> Role``."""
-        return {q: roles(g) for q, g in self.orders.items()}
+        table = (Role.NON_COMPARABLE, Role.OPTIMAL, Role.NON_OPTIMAL, Role.CONFUSED)
+        vocab = self.dataset.vocab
+        return {q: dict(zip(vocab, (table[c] for c in row))) for q, row in zip(self.queries, self.role_codes)}
 
     @cached_property
     def confused(self) -> dict[str, list[str]]:
-        """``query -> confused tokens`` (only a token both above and below can be one)."""
-        out = {}
-        for q, g in self.orders.items():
-            heads = {a for a, _ in g.edges}
-            out[q] = sorted(heads & {b for _, b in g.edges}, key=self.dataset.index.get)
-        return out
-
-    @cached_property
-    def eq3_pairs(self) -> tuple[tuple[str, str, str], ...]:
-        """Distinct constraints of Eq. (3) as ``(optimal x_l, non-optimal x_l', query)``.
-
-        One triple per ``n``, ``l in I(n)``, ``l' not in I(n)``, with
-        duplicates removed (the constraint depends only on the tokens).
-        Samples with empty ``I(n)`` contribute nothing.
-        """
-        seen: dict[tuple[str, str, str], None] = {}
-        for s, pos in zip(self.dataset.samples, self.optimal):
-            if not pos:
-                continue
-            opt = [s.sentence[l] for l in pos]
-            non = [x for l, x in enumerate(s.sentence) if l not in pos]
-            for a in dict.fromkeys(opt):
-                for b in dict.fromkeys(non):
-                    seen.setdefault((a, b, s.query), None)
-        return tuple(seen)
+        """``query -> confused tokens`` (both above and below some token), in vocabulary order."""
+        vocab = self.dataset.vocab
+        return {q: [vocab[i] for i in np.flatnonzero(row == 3)] for q, row in zip(self.queries, self.role_codes)}
 
     @cached_property
     def collocation_index(self) -> tuple:
         """The collocation as index arrays ``(source, target)``."""
-        import numpy as np
-
         idx = self.dataset.index
         m = self.collocation.mapping
         return (np.fromiter((idx[x] for x in m), dtype=np.int64, count=len(m)),
                 np.fromiter((idx[y] for y in m.values()), dtype=np.int64, count=len(m)))
-
-    @cached_property
-    def eq3_index(self) -> tuple:
-        """:attr:`eq3_pairs` as three index arrays ``(optimal, non-optimal, query)``."""
-        import numpy as np
-
-        idx = self.dataset.index
-        p = self.eq3_pairs
-        return tuple(np.fromiter((idx[t[k]] for t in p), dtype=np.int64, count=len(p)) for k in range(3))
 
 
 def theorem3_sentences(st: "Structure") -> list[tuple[str, list[str], str]]:
@@ -250,8 +313,7 @@ def analyse(dataset: Dataset) -> Structure:
     >>> sorted(st.orders["O"].edges)            # under query O: O > S and O > V
     [('O', 'S'), ('O', 'V')]
     """
-    coll = collocation(dataset)
-    return Structure(dataset, coll, partial_orders(dataset, coll), optimal_positions(dataset, coll))
+    return Structure(dataset, collocation(dataset))
 
 
 def as_structure(dataset: Dataset | Structure) -> Structure:

@@ -24,7 +24,7 @@ True
 
 from .closed_form import check_eq2_closed_form, eq2_closed_form, eq2_matrix, reference_solutions, w_ov_star
 from .cvx import DEFAULT_SOLVER, SOLVER_DEFAULTS, installed_solvers, solve
-from .exact import column_solution, eq3_values, isotonic_blocks, solve_eq2_exact, solve_eq3_exact
+from .exact import column_solution, eq3_values, solve_eq2_exact, solve_eq3_exact
 from .kkt import POLISH_MAX_VARIABLES, KKTResiduals, certify, kkt_residuals, polish
 from .problems import MaxMarginProblem, MaxMarginSolution, as_structure, build_eq2, build_eq3, raise_if_cyclic
 
@@ -52,6 +52,5 @@ __all__ = [
     "solve_eq2_exact",
     "solve_eq3_exact",
     "eq3_values",
-    "isotonic_blocks",
     "column_solution",
 ]

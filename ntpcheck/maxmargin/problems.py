@@ -188,11 +188,10 @@ def raise_if_cyclic(st: Structure) -> None:
     Eq. (3) is then infeasible: summing the constraints along the cycle
     ``a > b > ... > a`` gives ``0 >= k`` (Assumption 1(ii) fails).
     """
-    from ..structure import may_have_cycle
-
-    for q, g in st.orders.items():
-        if not may_have_cycle(g):
+    for q, conf in st.confused.items():
+        if not conf:  # no token both above and below: no cycle is possible
             continue
+        g = st.orders[q]
         try:
             cyc = nx.find_cycle(g)
         except nx.NetworkXNoCycle:
