@@ -69,7 +69,8 @@ class DatasetBuilder:
         """``n(x)``, choosing it (and adding ``([x], n(x))``) if needed and allowed."""
         if x in self.n:
             return self.n[x]
-        free = [y for y in self.pool if y not in set(self.n.values())]
+        taken = set(self.n.values())
+        free = [y for y in self.pool if y not in taken]
         if not free or budget < 1:
             return None
         y = self.pick(free)

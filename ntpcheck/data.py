@@ -290,19 +290,14 @@ class Dataset:
     def arrays(self) -> SampleArrays:
         """The samples as padded index arrays (see :class:`SampleArrays`)."""
         n, lmax = self.n_samples, self.l_max
-        tokens = np.zeros((n, lmax), dtype=np.int64)
-        mask = np.zeros((n, lmax), dtype=bool)
-        lengths = np.empty(n, dtype=np.int64)
-        query = np.empty(n, dtype=np.int64)
-        target = np.empty(n, dtype=np.int64)
         idx = self.index
-        for k, s in enumerate(self.samples):
-            L = len(s.sentence)
-            tokens[k, :L] = [idx[t] for t in s.sentence]
-            mask[k, :L] = True
-            lengths[k] = L
-            query[k] = idx[s.sentence[-1]]
-            target[k] = idx[s.next]
+        lengths = np.fromiter((len(s.sentence) for s in self.samples), dtype=np.int64, count=n)
+        flat = np.fromiter((idx[t] for s in self.samples for t in s.sentence), dtype=np.int64, count=int(lengths.sum()))
+        mask = np.arange(lmax)[None, :] < lengths[:, None]
+        tokens = np.zeros((n, lmax), dtype=np.int64)
+        tokens[mask] = flat  # row-major order of the mask is the order of the sentences
+        query = tokens[np.arange(n), lengths - 1]
+        target = np.fromiter((idx[s.next] for s in self.samples), dtype=np.int64, count=n)
         for a in (tokens, mask, lengths, query, target):
             a.setflags(write=False)
         pi = self.pi.copy()

@@ -1,10 +1,19 @@
 """Large synthetic realizable datasets, for benchmarks.
 
-``bench_dataset(n_vocab, pairs_per_query, seed)``: collocation ``n(i) = i+1
-mod |V|`` (one-token samples), and for every query ``q`` a few sentences
-``[a, b, q]`` whose winner ``a`` is drawn from the query's winners and ``b``
-from its losers, so every order is bipartite (Assumption 1(ii)) and
-Assumption 3 holds.  Not prefix-closed (a solver benchmark does not need it).
+The first three use the collocation ``n(i) = i+1 mod |V|`` (one-token
+samples ``[t_i] -> t_{i+1}``); all keep every order bipartite
+(Assumption 1(ii), no confused token).  :func:`solver_dataset` names the four
+kinds the solver benchmark scores (:data:`SOLVER_KINDS`):
+
+* ``complete-star`` (:func:`bench_dataset`): per query one winner above a few
+  losers, so each order is a complete bipartite star (the closed form).
+* ``sparse``: per query 4 winners and 6 losers, sentences ``[a, b, q]``
+  pairing them sparsely (not complete bipartite: the max-flow path).
+* ``many-optimal``: per query up to 8 winners and 12 losers, sentences
+  ``[a, b_1, ..., b_k, q]`` with ``k <= 3``.
+* ``prefix-closed``: :func:`random_realizable_dataset` (Assumptions 1-3 and
+  the Section 3 prefix convention, sentences up to 8 tokens), aiming at
+  ``8 |V|`` samples.
 """
 
 from __future__ import annotations
@@ -13,7 +22,7 @@ import numpy as np
 
 from .data import Dataset, Sample
 
-__all__ = ["bench_dataset", "random_realizable_dataset", "scale_arrays"]
+__all__ = ["bench_dataset", "solver_dataset", "SOLVER_KINDS", "random_realizable_dataset", "scale_arrays"]
 
 
 def bench_dataset(n_vocab: int, pairs_per_query: int = 3, seed: int = 0) -> Dataset:
@@ -31,6 +40,52 @@ def bench_dataset(n_vocab: int, pairs_per_query: int = 3, seed: int = 0) -> Data
             sent = (a, b, names[q]) if b != names[q] else (a, names[q])
             samples.append(Sample(sent, nxt[a]))
     return Dataset.from_samples(samples, vocab=names, name=f"bench-{n_vocab}")
+
+
+SOLVER_KINDS = ("complete-star", "sparse", "many-optimal", "prefix-closed")
+
+
+def _names_and_collocation(n_vocab: int) -> tuple[list[str], list[Sample]]:
+    names = [f"t{i}" for i in range(n_vocab)]
+    return names, [Sample((names[i],), names[(i + 1) % n_vocab]) for i in range(n_vocab)]
+
+
+def _winners_losers(n_vocab: int, seed: int, many: bool) -> list[Sample]:
+    rng = np.random.default_rng(seed)
+    names, samples = _names_and_collocation(n_vocab)
+    for q in range(n_vocab):
+        others = rng.permutation(np.delete(np.arange(n_vocab), q))
+        n_o, n_n = (int(rng.integers(1, 9)), int(rng.integers(1, 13))) if many else (4, 6)
+        n_o, n_n = min(n_o, len(others)), min(n_n, max(1, len(others) - n_o + 1))
+        win, lose = others[:n_o], others[n_o:n_o + n_n - 1]
+        for k in range(2 * max(n_o, n_n)):
+            a = int(win[k % n_o] if k < n_o else win[rng.integers(n_o)])
+            nb = int(rng.integers(1, 4)) if many else 1
+            bs = rng.choice(lose, size=min(nb, len(lose)), replace=False).tolist() if len(lose) else []
+            samples.append(Sample(tuple(names[i] for i in [a, *bs, q]), names[(a + 1) % n_vocab]))
+    return samples
+
+
+def solver_dataset(kind: str, n_vocab: int, seed: int = 0) -> Dataset:
+    """A realizable dataset of one of the :data:`SOLVER_KINDS` (see the module docstring).
+
+    Examples
+    --------
+    >>> from ntpcheck import analyse, check_all
+    >>> ds = solver_dataset("prefix-closed", 12)
+    >>> check_all(analyse(ds))["1(ii)"].holds
+    True
+    """
+    if kind not in SOLVER_KINDS:
+        raise ValueError(f"unknown data kind {kind!r}; choose from {', '.join(SOLVER_KINDS)}")
+    if n_vocab < 8:
+        raise ValueError(f"n_vocab must be at least 8, got {n_vocab}")
+    if kind == "complete-star":
+        return bench_dataset(n_vocab, seed=seed)
+    if kind == "prefix-closed":
+        return random_realizable_dataset(n_vocab, 8 * n_vocab, max_len=8, seed=seed)
+    samples = _winners_losers(n_vocab, seed, kind == "many-optimal")
+    return Dataset.from_samples(samples, vocab=[f"t{i}" for i in range(n_vocab)], name=f"{kind}-{n_vocab}")
 
 
 def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: int = 8, seed: int = 0) -> Dataset:

@@ -25,7 +25,7 @@ True
 from .closed_form import check_eq2_closed_form, eq2_closed_form, eq2_matrix, reference_solutions, w_ov_star
 from .cvx import DEFAULT_SOLVER, SOLVER_DEFAULTS, installed_solvers, solve
 from .exact import column_solution, eq3_values, solve_eq2_exact, solve_eq3_exact
-from .kkt import POLISH_MAX_VARIABLES, KKTResiduals, certify, kkt_residuals, polish
+from .kkt import KKTResiduals, certify, kkt_residuals, polish
 from .problems import MaxMarginProblem, MaxMarginSolution, as_structure, build_eq2, build_eq3, raise_if_cyclic
 
 __all__ = [
@@ -43,7 +43,6 @@ __all__ = [
     "kkt_residuals",
     "certify",
     "polish",
-    "POLISH_MAX_VARIABLES",
     "eq2_closed_form",
     "eq2_matrix",
     "check_eq2_closed_form",

@@ -48,7 +48,9 @@ def solve(problem: MaxMarginProblem, solver: str = DEFAULT_SOLVER, polish: bool 
     ``options`` override the tight defaults of :data:`SOLVER_DEFAULTS`.
     With ``polish`` (default) an active-set step refines the solver's answer
     and is kept when it lowers the KKT residuals (see :func:`_polish`).
-    ``seconds`` times the cvxpy compile-and-solve call and the polish alone.
+    ``seconds`` times the cvxpy compile-and-solve call and the polish alone;
+    ``stages`` splits it, and ``polish_move`` says how far the polish moved
+    the answer (None: not polished, because it did not lower the residuals).
 
     Raises
     ------
@@ -91,11 +93,16 @@ def solve(problem: MaxMarginProblem, solver: str = DEFAULT_SOLVER, polish: bool 
     wv = np.asarray(w.value, dtype=float)
     res = kkt_residuals(problem.R, wv, lam)
     method = name + ("" if prob.status == "optimal" else " (inaccurate)")
+    compile_s = float(getattr(prob, "compilation_time", None) or 0.0)
+    stages = {"compile": compile_s, "solve": seconds - compile_s}
+    move = None
     if polish:
         t1 = time.perf_counter()
         polished = _polish(problem, wv)
-        seconds += time.perf_counter() - t1
+        stages["polish"] = time.perf_counter() - t1
+        seconds += stages["polish"]
         if polished is not None and polished[2].worst < res.worst:
+            move = float(np.max(np.abs(polished[0] - wv), initial=0.0))
             wv, lam, res = polished
             method += "+polish"
-    return MaxMarginSolution(problem, wv.reshape(problem.shape), lam, res, method, seconds)
+    return MaxMarginSolution(problem, wv.reshape(problem.shape), lam, res, method, seconds, stages, move)
