@@ -33,6 +33,7 @@ from . import model
 from .data import Dataset
 from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
+from .stage1_forms import idealised_stage1, stage1_closed_form, stage1_closed_form_applies
 from .structure import Structure, as_structure
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "run_stage1",
     "run_stage2",
     "idealised_stage1",
+    "stage1_closed_form",
+    "stage1_closed_form_applies",
     "train",
 ]
 
@@ -119,20 +122,29 @@ class StageTrajectory:
     grad_scale: np.ndarray | None = None  # max |gradient| at every recorded step (stage 1: of the log-scaled gradient)
 
 
-@dataclass
 class Trajectory:
-    """Both stages of Algorithm 1."""
+    """Both stages of Algorithm 1.
 
-    stage1: StageTrajectory
-    stage2: StageTrajectory
-    eta0: float
-    eta: float
-    config: TrainingConfig
-    embeddings: np.ndarray
+    ``W_ov`` is the value matrix stage 2 ran with.  ``stage1`` is the
+    recorded NGD run of stage 1; when stage 2 could start from the closed
+    form :func:`stage1_closed_form` it is run only when first asked for
+    (the claims about the stage-1 trajectory ask; the others do not).
+    """
+
+    def __init__(self, stage1, stage2: StageTrajectory, eta0: float, eta: float, config: TrainingConfig,
+                 embeddings: np.ndarray, W_ov: np.ndarray | None = None) -> None:
+        self._stage1 = stage1  # a StageTrajectory, or a callable that runs it
+        self.stage2, self.eta0, self.eta, self.config, self.embeddings = stage2, eta0, eta, config, embeddings
+        self.W_ov = stage1.W if W_ov is None else W_ov
 
     @property
-    def W_ov(self) -> np.ndarray:
-        return self.stage1.W
+    def stage1(self) -> StageTrajectory:
+        if callable(self._stage1):
+            s1 = self._stage1()
+            if self.config.stage1_margin is not None:
+                s1.W = self.W_ov  # the idealised stage 1 replaced its output
+            self._stage1 = s1
+        return self._stage1
 
     @property
     def W_kq(self) -> np.ndarray:
@@ -324,27 +336,6 @@ def run_stage2(
     return rec.result(W, stopped, time.perf_counter() - t0)
 
 
-def idealised_stage1(st: Structure, E: np.ndarray, margin: float) -> np.ndarray:
-    """``margin * W*_ov``: the value matrix whose stage-1 margins all equal ``margin``.
-
-    Under Assumption 2 every margin ``(e_{n(x)} - e_i)^T W*_ov x`` of the
-    closed form is exactly 1 (:func:`ntpcheck.maxmargin.eq2_closed_form`), so
-    every margin of the result equals ``margin`` and the other differences
-    vanish, as Appendix C.1 assumes from Lemma 4 on (with ``margin = A``).
-
-    Examples
-    --------
-    >>> import numpy as np, ntpcheck
-    >>> st = ntpcheck.analyse(ntpcheck.load("example1"))
-    >>> W = idealised_stage1(st, np.eye(4), 2.5)
-    >>> float(W[1, 0] - W[2, 0])    # margin of column S: n(S) = V against O
-    2.5
-    """
-    from .maxmargin import eq2_closed_form
-
-    return margin * eq2_closed_form(st, E)
-
-
 def train(
     dataset: Dataset | Structure,
     config: TrainingConfig = TrainingConfig(),
@@ -387,10 +378,13 @@ def train(
 
 
 def _train(st, E, config, eta0, eta, ref_ov, ref_kq, keep_weights) -> Trajectory:
-    s1 = run_stage1(st, E, config.T, eta0, ref_ov, config.stride, keep_weights)
-    W_ov = s1.W
+    run1 = lambda: run_stage1(st, E, config.T, eta0, ref_ov, config.stride, keep_weights)
     if config.stage1_margin is not None:
         W_ov = idealised_stage1(st, E, config.stage1_margin)
-        s1.W = W_ov
+    elif stage1_closed_form_applies(st, E):
+        W_ov = stage1_closed_form(st, E, config.T, eta0)
+    else:
+        run1 = run1()
+        W_ov = run1.W
     s2 = run_stage2(st, E, W_ov, config.T2, eta, ref_kq, config.stride, config.record_attention, keep_weights=keep_weights)
-    return Trajectory(s1, s2, eta0, eta, config, E)
+    return Trajectory(run1, s2, eta0, eta, config, E, W_ov)

@@ -103,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", type=_positive_int, default=20, help="trials for the test-loss panel (default 20)")
 
     p = sub.add_parser("bench", help="max-margin solver benchmark (exact vs cvxpy solvers)")
-    p.add_argument("--sizes", default="10,50,100,400", help="comma-separated |V| values")
+    p.add_argument("--sizes", default="10,100,400,2000", help="comma-separated |V| values, each at least 8")
     p.add_argument("--repeat", type=_positive_int, default=3, help="runs per method (best is kept)")
+    p.add_argument("--cvxpy-max", type=_positive_int, default=400, help="largest |V| given to the cvxpy solvers (default 400)")
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
 
     p = sub.add_parser("matrix", help="assumption-necessity matrix: each claim on data breaking one condition")
@@ -145,7 +146,9 @@ def _embeddings(args, n_vocab: int) -> np.ndarray:
 
 def _emit(args, obj: dict, text: str) -> None:
     if args.json:
-        print(json.dumps(obj, indent=2, allow_nan=True))
+        # Indented JSON goes through the pure-Python encoder; large outputs (|V|^2 numbers) use the C one.
+        big = len(obj.get("w_kq") or ()) > 100
+        print(json.dumps(obj, indent=None if big else 2, allow_nan=True))
     else:
         print(text)
 
@@ -192,16 +195,21 @@ def cmd_solve(args) -> int:
         closed = float(np.max(np.abs(mm.eq2_closed_form(st, E) - s2.W), initial=0.0))
     obj = {
         "w_ov": report.columns_by_token(U, vocab, coll_tokens),
-        "w_kq": report.matrix_by_query(K, vocab, list(st.orders)),
+        "w_kq": report.matrix_by_query(K, vocab, st.queries),
         "prop2": prop2,
         "residuals": {"w_ov": s2.residuals.to_json(), "w_kq": s3.residuals.to_json()},
         "norms": {"w_ov": s2.norm, "w_kq": s3.norm},
         "eq2_closed_form_max_abs_diff": closed,
         "solver": solver.upper() if solver.lower() != "exact" else "exact",
         "seconds": {"w_ov": s2.seconds, "w_kq": s3.seconds},
+        "stages": {"w_ov": s2.stages, "w_kq": s3.stages},
+        "polish_move": {"w_ov": s2.polish_move, "w_kq": s3.polish_move},
     }
     if prop2_note:
         obj["prop2_note"] = prop2_note
+    if args.json:  # the text tables are O(|V|^2) lines: not built for JSON
+        _emit(args, obj, "")
+        return 0
     lines = [
         f"Eq. (2): ||W*_ov|| = {report.fmt(s2.norm)}   ({len(s2.problem.labels)} constraints, {s2.method}, {s2.seconds:.3g} s)",
         report.token_table(obj["w_ov"], vocab, "W*_ov x, by output token (columns: x):"),
@@ -214,7 +222,7 @@ def cmd_solve(args) -> int:
         f"Eq. (3): ||W*_kq|| = {report.fmt(s3.norm)}   ({len(s3.problem.labels)} constraints, {s3.method}, {s3.seconds:.3g} s)",
     ]
     rows = []
-    for q in st.orders:
+    for q in st.queries:
         for x in vocab:
             r = st.roles[q][x].value
             p = "n/a" if prop2 is None else report.fmt(prop2[q][x])

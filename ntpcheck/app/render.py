@@ -120,14 +120,16 @@ def matrix_by_query(K: np.ndarray, vocab, queries=None) -> dict[str, dict[str, f
     """``{query: {token: K[token, query]}}`` for a ``|V| x |V|`` token-coordinate matrix."""
     queries = list(vocab) if queries is None else list(queries)
     idx = {t: i for i, t in enumerate(vocab)}
-    return {q: {x: float(K[idx[x], idx[q]]) for x in vocab} for q in queries}
+    cols = K[:, [idx[q] for q in queries]].T.tolist()
+    return {q: dict(zip(vocab, c)) for q, c in zip(queries, cols)}
 
 
 def columns_by_token(U: np.ndarray, vocab, tokens=None) -> dict[str, dict[str, float]]:
     """``{x: {v: U[v, x]}}``: the column ``W x`` of a value matrix, by output token."""
     tokens = list(vocab) if tokens is None else list(tokens)
     idx = {t: i for i, t in enumerate(vocab)}
-    return {x: {v: float(U[idx[v], idx[x]]) for v in vocab} for x in tokens}
+    cols = U[:, [idx[x] for x in tokens]].T.tolist()
+    return {x: dict(zip(vocab, c)) for x, c in zip(tokens, cols)}
 
 
 def token_table(values: Mapping[str, Mapping[str, float]], vocab, title: str, digits: int = 6) -> str:

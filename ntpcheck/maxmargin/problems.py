@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -39,6 +40,30 @@ from .kkt import KKTResiduals
 __all__ = ["MaxMarginProblem", "MaxMarginSolution", "build_eq2", "build_eq3", "raise_if_cyclic", "as_structure"]
 
 
+class IndexLabels(Sequence):
+    """Constraint labels ``(name, name, name)`` kept as three index arrays, named on access.
+
+    Eq. (2) at ``|V| = 2000`` has four million constraints; building their
+    name tuples up front took longer than solving.
+    """
+
+    def __init__(self, vocab: Sequence[str], *columns: np.ndarray) -> None:
+        self._vocab, self._cols = vocab, columns
+
+    def __len__(self) -> int:
+        return len(self._cols[0]) if self._cols else 0
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self[i] for i in range(*k.indices(len(self))))
+        return tuple(self._vocab[int(c[k])] for c in self._cols)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+
 @dataclass(frozen=True, eq=False)
 class MaxMarginProblem:
     """One max-margin problem: ``min 1/2 ||w||^2 s.t. R w >= 1``, ``W = w.reshape(shape)``.
@@ -50,14 +75,14 @@ class MaxMarginProblem:
     R : scipy.sparse.csr_matrix, shape (K, m)
         One row per distinct constraint, acting on ``vec(W)`` (row-major).
     shape : (int, int)
-    labels : tuple of tuple of str
+    labels : sequence of tuple of str
         Eq. (2): ``(x, n(x), v)``; Eq. (3): ``(optimal, non-optimal, query)``.
     """
 
     name: str
     R: sp.csr_matrix
     shape: tuple[int, int]
-    labels: tuple[tuple[str, ...], ...]
+    labels: Sequence[tuple[str, ...]]
 
     @property
     def n_constraints(self) -> int:
@@ -144,8 +169,7 @@ def build_eq2(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
             (np.concatenate([np.ones(K), -np.ones(K)]), (np.tile(np.arange(K), 2), np.concatenate([Y * d + X, Vv * d + X]))),
             shape=(K, V * d),
         )
-        labels = tuple((vocab[x], vocab[y], vocab[v]) for x, y, v in zip(X, Y, Vv))
-        return MaxMarginProblem("Eq. (2)", R, (V, d), labels)
+        return MaxMarginProblem("Eq. (2)", R, (V, d), IndexLabels(vocab, X, Y, Vv))
     a_list, b_list, labels = [], [], []
     eye = np.eye(V)
     for x, y in st.collocation.mapping.items():
@@ -181,7 +205,7 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
             (np.concatenate([np.ones(K), -np.ones(K)]), (np.tile(np.arange(K), 2), np.concatenate([a * d + q, b * d + q]))),
             shape=(K, d * d),
         )
-        return MaxMarginProblem("Eq. (3)", R, (d, d), st.eq3_pairs)
+        return MaxMarginProblem("Eq. (3)", R, (d, d), IndexLabels(st.dataset.vocab, a, b, q))
     a_list, b_list = [], []
     for a, b, q in st.eq3_pairs:
         a_list.append(E[:, idx[a]] - E[:, idx[b]])

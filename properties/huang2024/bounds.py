@@ -30,6 +30,7 @@ from ntpcheck.errors import AssumptionViolatedError
 from ntpcheck.structure import Role, as_structure
 
 __all__ = [
+    "prop2_by_query",
     "prop2_hall_deficiency",
     "A",
     "C0",
@@ -306,26 +307,27 @@ def prop2_values(st) -> dict[str, dict[str, float]]:
     (0.6666666666666666, -0.3333333333333333)
     """
     st = as_structure(st)
-    out: dict[str, dict[str, float]] = {}
-    for q in st.orders:
-        r = st.roles[q]
-        conf = [x for x, role in r.items() if role is Role.CONFUSED]
-        if conf:
-            raise AssumptionViolatedError(
-                f"Proposition 2 needs Assumption 1(ii), but under query {q} token(s) {', '.join(conf)} are confused"
-            )
-        O = sum(1 for role in r.values() if role is Role.OPTIMAL)
-        N = sum(1 for role in r.values() if role is Role.NON_OPTIMAL)
-        vals = {}
-        for x in st.dataset.vocab:
-            if r[x] is Role.OPTIMAL:
-                vals[x] = N / (O + N)
-            elif r[x] is Role.NON_OPTIMAL:
-                vals[x] = -O / (O + N)
-            else:
-                vals[x] = 0.0
-        out[q] = vals
-    return out
+    vocab = st.dataset.vocab
+    return {q: dict(zip(vocab, row)) for q, row in zip(st.queries, prop2_by_query(st).tolist())}
+
+
+def prop2_by_query(st) -> np.ndarray:
+    """:func:`prop2_values` as an array: row ``k`` is query ``st.queries[k]``, columns the vocabulary.
+
+    Vectorised over the role codes of :class:`~ntpcheck.structure.Structure`.
+    """
+    st = as_structure(st)
+    codes = st.role_codes
+    bad = np.flatnonzero((codes == 3).any(axis=1))
+    if len(bad):
+        q = st.queries[bad[0]]
+        raise AssumptionViolatedError(
+            f"Proposition 2 needs Assumption 1(ii), but under query {q} token(s) {', '.join(st.confused[q])} are confused"
+        )
+    n_o = (codes == 1).sum(axis=1)
+    n_n = (codes == 2).sum(axis=1)
+    tot = np.maximum(n_o + n_n, 1)
+    return np.where(codes == 1, (n_n / tot)[:, None], np.where(codes == 2, (-n_o / tot)[:, None], 0.0))
 
 
 def prop2_matrix(st, E: np.ndarray) -> np.ndarray:
@@ -336,8 +338,6 @@ def prop2_matrix(st, E: np.ndarray) -> np.ndarray:
     V = st.dataset.n_vocab
     require_orthonormal(E, "Proposition 2's formula")
     P = np.zeros((V, V))
-    idx = st.dataset.index
-    for q, vals in prop2_values(st).items():
-        for x, v in vals.items():
-            P[idx[x], idx[q]] = v
+    qi = [st.dataset.index[q] for q in st.queries]
+    P[:, qi] = prop2_by_query(st).T
     return E @ P @ E.T
