@@ -84,10 +84,15 @@ def test_train_text(capsys):
         (["train", "example1", "--eta", "0"], "finite and > 0"),
         (["check", "example1", "--embeddings", "/no/file"], "cannot read embeddings"),
         (["bogus"], "invalid choice"),
+        (["bench", "--sizes", "abc"], "'abc' is not an integer"),
+        (["bench", "--sizes", ""], "not a comma-separated list"),
+        (["bench", "--sizes", "10,,20"], "not a comma-separated list"),
+        (["bench", "--sizes", "1"], "below 8"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
-    with pytest.raises(SystemExit) if argv[0] == "bogus" or "--T" in argv or "--eta" in argv else _noop():
+    parser_error = argv[0] in ("bogus", "bench") or "--T" in argv or "--eta" in argv
+    with pytest.raises(SystemExit) if parser_error else _noop():
         code = main(argv)
         assert code == 2
     err = capsys.readouterr().err

@@ -198,7 +198,7 @@ def run_bench(args) -> int:
     from .render import table
     from ntpcheck.atomic import atomic_write_text
 
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = args.sizes
     rows = bench_rows(sizes, repeat=args.repeat, cvxpy_max=args.cvxpy_max, progress=lambda s: print(s, file=sys.stderr, flush=True))
     trows = []
     for prob in ("eq3", "eq2"):

@@ -42,6 +42,23 @@ def _positive_int(text: str) -> int:
     return v
 
 
+def _vocab_sizes(text: str) -> list[int]:
+    """``--sizes``: comma-separated vocabulary sizes, each at least 8 (the benchmark's data need it)."""
+    parts = [p.strip() for p in text.split(",")]
+    if not text.strip() or any(not p for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of sizes")
+    out = []
+    for p in parts:
+        try:
+            v = int(p)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{p!r} is not an integer") from None
+        if v < 8:
+            raise argparse.ArgumentTypeError(f"size {v} is below 8, the smallest the benchmark's data allow")
+        out.append(v)
+    return out
+
+
 def _positive_float(text: str) -> float:
     try:
         v = float(text)
@@ -103,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", type=_positive_int, default=20, help="trials for the test-loss panel (default 20)")
 
     p = sub.add_parser("bench", help="max-margin solver benchmark (exact vs cvxpy solvers)")
-    p.add_argument("--sizes", default="10,100,400,2000", help="comma-separated |V| values, each at least 8")
+    p.add_argument("--sizes", type=_vocab_sizes, default=[10, 100, 400, 2000], help="comma-separated |V| values, each at least 8 (default 10,100,400,2000)")
     p.add_argument("--repeat", type=_positive_int, default=3, help="runs per method (best is kept)")
     p.add_argument("--cvxpy-max", type=_positive_int, default=400, help="largest |V| given to the cvxpy solvers (default 400)")
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
