@@ -48,11 +48,7 @@ def _vocab_sizes(text: str) -> list[int]:
     if not text.strip() or any(not p for p in parts):
         raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of sizes")
     out = []
-    for p in parts:
-        try:
-            v = int(p)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{p!r} is not an integer") from None
+    for v in map(_positive_int, parts):
         if v < 8:
             raise argparse.ArgumentTypeError(f"size {v} is below 8, the smallest the benchmark's data allow")
         out.append(v)
