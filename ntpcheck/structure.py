@@ -190,6 +190,13 @@ class Structure:
         return arr.mask & (self.next_index[arr.tokens] == arr.target[:, None])
 
     @cached_property
+    def non_optimal_mask(self) -> np.ndarray:
+        """``(N, L_max)`` bool: the positions ``l' not in I(n)`` of samples with ``I(n)`` non-empty
+        (the non-optimal side of Eq. (3))."""
+        opt = self.optimal_mask
+        return self.dataset.arrays.mask & ~opt & opt.any(axis=1)[:, None]
+
+    @cached_property
     def optimal(self) -> tuple[tuple[int, ...], ...]:
         """``I(n)`` for every sample: the 0-based positions ``l`` with ``n(x_l) = next``."""
         n, l = np.nonzero(self.optimal_mask)
@@ -219,11 +226,8 @@ class Structure:
         """
         arr = self.dataset.arrays
         V = self.dataset.n_vocab
-        opt = self.optimal_mask
-        has = opt.any(axis=1)
-        non = arr.mask & ~opt & has[:, None]
-        on, ol = np.nonzero(opt)
-        nn, nl = np.nonzero(non)
+        on, ol = np.nonzero(self.optimal_mask)
+        nn, nl = np.nonzero(self.non_optimal_mask)
         # keep the first position of each token within a sample (sorted by sample already)
         ko = _first_seen_unique(on * V + arr.tokens[on, ol])
         kn = _first_seen_unique(nn * V + arr.tokens[nn, nl])
@@ -258,6 +262,11 @@ class Structure:
         table = (Role.NON_COMPARABLE, Role.OPTIMAL, Role.NON_OPTIMAL, Role.CONFUSED)
         vocab = self.dataset.vocab
         return {q: dict(zip(vocab, (table[c] for c in row))) for q, row in zip(self.queries, self.role_codes)}
+
+    @cached_property
+    def has_confused(self) -> bool:
+        """Whether some token is confused under some query (then Assumption 1(ii) fails)."""
+        return bool((self.role_codes == 3).any())
 
     @cached_property
     def confused(self) -> dict[str, list[str]]:

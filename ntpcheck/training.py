@@ -153,11 +153,7 @@ class Trajectory:
 
 def collocation_arrays(st: Structure) -> CollocationArrays:
     """The collocation pairs of a structure as index arrays."""
-    idx = st.dataset.index
-    pairs = [(idx[x], idx[y]) for x, y in st.collocation.mapping.items()]
-    src = np.array([a for a, _ in pairs], dtype=np.int64)
-    tgt = np.array([b for _, b in pairs], dtype=np.int64)
-    return CollocationArrays(src, tgt, st.dataset.n_vocab)
+    return CollocationArrays(*st.collocation_index, st.dataset.n_vocab)
 
 
 def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:

@@ -81,20 +81,22 @@ def _fresh(ds):
     return ds
 
 
-def _eq3(ds, method: str):
+def _solve(ds, problem: str, method: str):
+    """One end-to-end solve of ``problem`` ("eq2" or "eq3") by ``method`` ("exact", "closed form",
+    a cvxpy solver name, or ``NAME+polish``), from the dataset as loaded."""
     st = analyse(_fresh(ds))
-    if method == "exact":
-        return solve_eq3_exact(st)
+    if method in ("exact", "closed form"):
+        return (mm.solve_eq3_exact if problem == "eq3" else mm.solve_eq2_exact)(st)
     name, _, pol = method.partition("+")
-    return mm.solve(mm.build_eq3(st), name, polish=bool(pol))
+    return mm.solve((mm.build_eq3 if problem == "eq3" else mm.build_eq2)(st), name, polish=bool(pol))
+
+
+def _eq3(ds, method: str):
+    return _solve(ds, "eq3", method)
 
 
 def _eq2(ds, method: str):
-    st = analyse(_fresh(ds))
-    if method == "closed form":
-        return mm.solve_eq2_exact(st)
-    name, _, pol = method.partition("+")
-    return mm.solve(mm.build_eq2(st), name, polish=bool(pol))
+    return _solve(ds, "eq2", method)
 
 
 def _timed(f, repeat: int):

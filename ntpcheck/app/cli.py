@@ -157,11 +157,10 @@ def _embeddings(args, n_vocab: int) -> np.ndarray:
     return as_embeddings(E, n_vocab)
 
 
-def _emit(args, obj: dict, text: str) -> None:
+def _emit(args, obj: dict, text: str, compact: bool = False) -> None:
     if args.json:
-        # Indented JSON goes through the pure-Python encoder; large outputs (|V|^2 numbers) use the C one.
-        big = len(obj.get("w_kq") or ()) > 100
-        print(json.dumps(obj, indent=None if big else 2, allow_nan=True))
+        # Indented JSON goes through the pure-Python encoder; ``compact`` (large outputs) uses the C one.
+        print(json.dumps(obj, indent=None if compact else 2, allow_nan=True))
     else:
         print(text)
 
@@ -221,7 +220,7 @@ def cmd_solve(args) -> int:
     if prop2_note:
         obj["prop2_note"] = prop2_note
     if args.json:  # the text tables are O(|V|^2) lines: not built for JSON
-        _emit(args, obj, "")
+        _emit(args, obj, "", compact=len(st.queries) > 100)
         return 0
     lines = [
         f"Eq. (2): ||W*_ov|| = {report.fmt(s2.norm)}   ({len(s2.problem.labels)} constraints, {s2.method}, {s2.seconds:.3g} s)",

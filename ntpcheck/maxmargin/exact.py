@@ -65,7 +65,7 @@ def _require(st: Structure, E: np.ndarray, what: str) -> None:
     if not is_canonical(E):
         require_orthonormal(E, what)
     raise_if_cyclic(st)  # a cycle is infeasible; say so before calling it confusion
-    if not (st.role_codes == 3).any():
+    if not st.has_confused:
         return
     for q, conf in st.confused.items():
         if conf:

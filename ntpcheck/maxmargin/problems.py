@@ -220,7 +220,7 @@ def raise_if_cyclic(st: Structure) -> None:
     Eq. (3) is then infeasible: summing the constraints along the cycle
     ``a > b > ... > a`` gives ``0 >= k`` (Assumption 1(ii) fails).
     """
-    if not (st.role_codes == 3).any():
+    if not st.has_confused:
         return
     for q, conf in st.confused.items():
         if not conf:  # no token both above and below: no cycle is possible

@@ -317,13 +317,12 @@ def prop2_by_query(st) -> np.ndarray:
     Vectorised over the role codes of :class:`~ntpcheck.structure.Structure`.
     """
     st = as_structure(st)
-    codes = st.role_codes
-    bad = np.flatnonzero((codes == 3).any(axis=1))
-    if len(bad):
-        q = st.queries[bad[0]]
+    if st.has_confused:
+        q = next(q for q, conf in st.confused.items() if conf)
         raise AssumptionViolatedError(
             f"Proposition 2 needs Assumption 1(ii), but under query {q} token(s) {', '.join(st.confused[q])} are confused"
         )
+    codes = st.role_codes
     n_o = (codes == 1).sum(axis=1)
     n_n = (codes == 2).sum(axis=1)
     tot = np.maximum(n_o + n_n, 1)

@@ -138,13 +138,8 @@ def log_non_optimal_mass(ev: Evidence) -> np.ndarray:
     (samples with an optimal and another token), computed from ``log phi``
     (:func:`ntpcheck.model.log_attention`), so it is exact where phi underflows."""
     s = q.stage2(ev)
-    ds = ev.dataset
-    arr = ds.arrays
-    non = np.zeros(arr.mask.shape, dtype=bool)
-    for k, pos in enumerate(ev.structure.optimal):
-        if pos:
-            non[k, : len(ds.samples[k].sentence)] = True
-            non[k, list(pos)] = False
+    arr = ev.dataset.arrays
+    non = ev.structure.non_optimal_mask
     rows = non.any(axis=1)
     out = np.empty(len(s.steps))
     for j, W in enumerate(s.weights):
