@@ -35,14 +35,15 @@ from .data import SampleArrays
 
 __all__ = [
     "attention",
+    "attention_fn",
     "log_attention",
     "logits",
     "cross_entropy_parts",
     "loss",
     "per_sample_loss",
     "grad_kq",
-    "stage2_grad_fn",
-    "lemma3_structure",
+    "softmax_backward_pairwise",
+    "softmax_backward_centred",
     "grad_ov",
     "stage1_loss",
     "stage1_grad",
@@ -92,6 +93,29 @@ def attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.nd
     s = s - s.max(axis=1, keepdims=True)
     e = np.exp(s)
     return e / e.sum(axis=1, keepdims=True)
+
+
+def attention_fn(E: np.ndarray | None, arr: SampleArrays):
+    """``W_kq -> attention(W_kq, E, arr)`` with the gather indices precomputed (for training loops).
+
+    Same numbers as :func:`attention`: the scores are read with one flat ``take``
+    instead of a two-dimensional fancy index, and the padding is set to ``-inf``
+    in place.
+    """
+    V = arr.n_vocab
+    idx = arr.tokens * V + arr.query[:, None]
+    pad = ~arr.mask
+
+    def phi(Wkq: np.ndarray) -> np.ndarray:
+        K = _token_scores(Wkq, E)
+        s = np.take(np.ascontiguousarray(K).ravel(), idx)
+        s[pad] = -np.inf
+        s -= s.max(axis=1, keepdims=True)
+        np.exp(s, out=s)
+        s /= s.sum(axis=1, keepdims=True)
+        return s
+
+    return phi
 
 
 def log_attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:
@@ -165,17 +189,48 @@ def _g_dot_columns(p: np.ndarray, y: np.ndarray, U: np.ndarray) -> np.ndarray:
     return p @ U - total[:, None] * U[y, :]
 
 
-def _score_gradient(phi: np.ndarray, h: np.ndarray, arr: SampleArrays, E: np.ndarray | None, flat: np.ndarray | None = None) -> np.ndarray:
-    """Back-propagate ``h_l = dL/dphi_l`` through the attention softmax to ``W_kq``.
+def softmax_backward_pairwise(phi: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``(diag phi - phi phi^T) h`` per sample in the pairwise form, O(N L^2).
 
-    ``dL/ds_l = phi_l sum_l' phi_l' (h_l - h_l')`` (the softmax Jacobian in
-    pairwise form, so that equal tokens cancel exactly), then
-    ``grad = sum_{n,l} dL/ds_l x_{i_l} x_q^T = E G E^T`` with ``G`` scattered
-    by (token, query).  ``flat`` (the masked scatter index) may be precomputed.
+    ``r_l = phi_l sum_l' phi_l' (h_l - h_l')``: every pair of equal values
+    cancels exactly.  The reference for :func:`softmax_backward_centred`.
     """
-    V = arr.n_vocab
     diff = h[:, :, None] - h[:, None, :]
-    r = phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
+    return phi * np.matmul(diff, phi[:, :, None])[:, :, 0]
+
+
+def softmax_backward_centred(phi: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``(diag phi - phi phi^T) h`` per sample in O(N L), centred on the heaviest position.
+
+    With ``c = h_k`` for ``k = argmax_l phi_l`` and ``a = h - c``,
+    ``r_l = phi_l (a_l sum phi - sum_l' phi_l' a_l')`` (the same quantity:
+    the shift by ``c`` cancels).  Positions whose value equals ``h_k`` have
+    ``a_l = 0`` exactly, so they contribute nothing and, in saturation, the
+    optimal positions' entries are formed from the small terms only, as in
+    :func:`softmax_backward_pairwise`; a sample whose positions all share one
+    value gives exact zeros.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> phi = np.array([[1 - 1e-20, 1e-20, 0.0]]); h = np.array([[2.0, 5.0, 7.0]])
+    >>> softmax_backward_centred(phi, h).tolist() == softmax_backward_pairwise(phi, h).tolist()
+    True
+    >>> softmax_backward_centred(np.array([[0.3, 0.7]]), np.array([[1.5, 1.5]])).tolist()
+    [[0.0, 0.0]]
+    """
+    n = np.arange(phi.shape[0])
+    a = h - h[n, np.argmax(phi, axis=1)][:, None]
+    S = phi.sum(axis=1)
+    A = np.einsum("nl,nl->n", phi, a)
+    return phi * (a * S[:, None] - A[:, None])
+
+
+def _score_gradient(r: np.ndarray, arr: SampleArrays, E: np.ndarray | None, flat: np.ndarray | None = None) -> np.ndarray:
+    """``grad = sum_{n,l} r_l x_{i_l} x_q^T = E G E^T`` for the score derivatives
+    ``r_l = dL/ds_l``, with ``G`` scattered by (token, query).  ``flat`` (the
+    masked scatter index, :func:`scatter_index`) may be precomputed."""
+    V = arr.n_vocab
     if flat is None:
         flat = scatter_index(arr)
     G = np.bincount(flat, weights=r[arr.mask], minlength=V * V).reshape(V, V)
@@ -199,122 +254,7 @@ def grad_kq(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleA
     GU = _g_dot_columns(p, arr.target, U)  # (N, V): (T - e_y)^T W_ov x_i
     h = arr.pi[:, None] * GU[np.arange(arr.n_samples)[:, None], arr.tokens]  # (N, L)
     # (diag phi - phi phi^T) h, in the pairwise form: exact zeros for equal tokens.
-    return _score_gradient(phi, h, arr, E), float(arr.pi @ lo)
-
-
-def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(t, a, b)`` with ``U[:, i] = a_i e_{t_i} + b_i 1`` exactly (``t_i = -1``, ``a_i = 0``
-    for a constant column), or None if some column has another shape.
-
-    After stage 1 from zero with canonical embeddings this holds exactly in
-    float64 (Lemma 3: off-target entries are updated by identical amounts).
-    """
-    V = U.shape[0]
-    if V < 3:
-        return None
-    med = np.median(U, axis=0)  # the common value b_i (at least V-1 >= 2 entries share it)
-    off = U != med[None, :]
-    cnt = off.sum(axis=0)
-    if np.any(cnt > 1):
-        return None
-    t = np.where(cnt == 1, np.argmax(off, axis=0), -1)
-    cols = np.arange(U.shape[1])
-    a = np.where(t >= 0, U[np.maximum(t, 0), cols] - med, 0.0)
-    return t.astype(np.int64), a, med
-
-
-def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, b_of: np.ndarray, arr: SampleArrays):
-    """Stage-2 gradient in O(N L^2) for value columns ``a_i e_{t_i} + b_i 1`` (canonical embeddings).
-
-    Logits are ``c_n 1 + sum_l phi_l a_l e_{t_l}``; only the <= L coordinates
-    ``t_l`` and the target differ from the common value, so the log-sum-exp,
-    the wrong-class probabilities and ``h_l = pi (T - e_y)^T U[:, i_l]
-    = pi a_l (p_{t_l} if t_l != y else -(1 - p_y))`` need no |V|-sized array.
-    Cancellation-free as in :func:`cross_entropy_parts`.
-    """
-    V = arr.n_vocab
-    mask = arr.mask
-    y = arr.target
-    tl = np.where(mask, t_of[arr.tokens], -1)  # (N, L) special coordinate of each position
-    al = np.where(mask, a_of[arr.tokens], 0.0)
-    has = tl >= 0
-    same = (tl[:, :, None] == tl[:, None, :]) & has[:, :, None] & has[:, None, :]  # (N, L, L)
-    L = tl.shape[1]
-    earlier = np.tril(np.ones((L, L), dtype=bool), -1)
-    first = has & ~np.any(same & earlier[None, :, :], axis=2)  # first occurrence of each coordinate
-    is_y = tl == y[:, None]
-    distinct_other = first & ~is_y
-    k = distinct_other.sum(axis=1) + 1  # distinct special coordinates, with y
-    g = (V - k).astype(float)  # coordinates at the common value
-    flat = scatter_index(arr)
-    pi = arr.pi
-
-    def grad_and_loss(phi: np.ndarray):
-        w = phi * al
-        s_pos = np.matmul(same, w[:, :, None])[:, :, 0]  # (N, L): extra logit of coordinate t_l
-        s_y = np.where(is_y, w, 0.0).sum(axis=1)
-        d_gen = -s_y  # common coordinates minus the target
-        d_sp = s_pos - s_y[:, None]  # special coordinates minus the target
-        d_sp_first = np.where(distinct_other, d_sp, -np.inf)
-        m = np.maximum(0.0, np.maximum(np.where(g > 0, d_gen, -np.inf), d_sp_first.max(axis=1)))
-        other = g * np.exp(d_gen - m) + np.exp(d_sp_first - m[:, None]).sum(axis=1)
-        with np.errstate(divide="ignore"):
-            loss = np.where(m == 0.0, np.log1p(other), m + np.log(np.exp(-m) + other))
-        p_gen = np.exp(d_gen - loss)
-        p_pos = np.exp(d_sp - loss[:, None])
-        total = g * p_gen + np.where(distinct_other, p_pos, 0.0).sum(axis=1)  # 1 - p_y
-        h = pi[:, None] * al * np.where(is_y, -total[:, None], np.where(has, p_pos, 0.0))
-        return _score_gradient(phi, h, arr, None, flat), float(pi @ loss)
-
-    return grad_and_loss
-
-
-def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
-    """``W_kq -> (grad_{W_kq} L, L)`` for a frozen ``W_ov``, with the constants hoisted.
-
-    Same mathematics and numerics as :func:`grad_kq` (which stays the
-    reference); the value columns gathered per position, ``U[:, i_l]``, and the
-    target rows ``U[y_n, i_l]`` do not change during stage 2, so they are
-    computed once: per step only the attention, logits and softmax remain.
-    With canonical embeddings and value columns of Lemma 3's exact shape
-    (:func:`lemma3_structure`, the case after stage 1), the O(N L^2)
-    :func:`_structured_stage2` is used instead.
-    """
-    U = _token_values(Wov, E)
-    # The structured path pays off when |V| exceeds a few L_max (dense: N L |V|, structured: N L^2).
-    structure = lemma3_structure(U) if (E is None and arr.n_vocab > 4 * arr.l_max) else None
-    if structure is not None:
-        fast = _structured_stage2(*structure, arr)
-        return lambda Wkq: fast(attention(Wkq, None, arr))
-    Ug = U.T[arr.tokens]  # (N, L, V): column U[:, i_l] per position
-    Uy = U[arr.target[:, None], arr.tokens]  # (N, L): U[y_n, i_l]
-    # Large vocabularies: the logits sum_l phi_l U[:, i_l] as a sparse (N x V) @ (V x V)
-    # product, which beats the batched (1 x L) @ (L x V) products.
-    sparse = arr.n_vocab >= 200
-    if sparse:
-        import scipy.sparse as sp
-
-        rows = np.broadcast_to(np.arange(arr.n_samples)[:, None], arr.tokens.shape)[arr.mask]
-        cols = arr.tokens[arr.mask]
-        UT = np.ascontiguousarray(U.T)
-    V = arr.n_vocab
-    flat = scatter_index(arr)
-    mask = arr.mask
-    pi = arr.pi
-
-    def grad(Wkq: np.ndarray) -> tuple[np.ndarray, float]:
-        phi = attention(Wkq, E, arr)
-        if sparse:
-            Phi = sp.csr_matrix((phi[mask], (rows, cols)), shape=(arr.n_samples, V))
-            z = np.asarray(Phi @ UT)
-        else:
-            z = np.matmul(phi[:, None, :], Ug)[:, 0, :]
-        lo, p = cross_entropy_parts(z, arr.target)
-        # h_l = pi (T - e_y)^T U[:, i_l] = pi (sum_v p_v U[v, i_l] - (sum p) U[y, i_l])
-        h = pi[:, None] * (np.matmul(Ug, p[:, :, None])[:, :, 0] - p.sum(axis=1)[:, None] * Uy)
-        return _score_gradient(phi, h, arr, E, flat), float(pi @ lo)
-
-    return grad
+    return _score_gradient(softmax_backward_pairwise(phi, h), arr, E), float(arr.pi @ lo)
 
 
 def grad_ov(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:

@@ -24,16 +24,18 @@ gradient underflows to zero (or stops being finite) training stops cleanly;
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
-from . import model
+from . import model, stage2_step
 from .data import Dataset
 from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
 from .stage1_forms import idealised_stage1, stage1_closed_form, stage1_closed_form_applies
+from .curves import Recorder, StageTrajectory, stage1_margin_fn, stage2_margin_fn
 from .structure import Structure, as_structure
 
 __all__ = [
@@ -86,42 +88,6 @@ class TrainingConfig:
         return eta0, eta
 
 
-@dataclass
-class StageTrajectory:
-    """What one stage recorded.
-
-    Attributes
-    ----------
-    steps : ndarray of int
-        The recorded iterations ``t`` (0 = initialisation).
-    loss, norm, one_minus_cos : ndarray
-        ``L_0`` or ``L``; ``||W^(t)||``; ``1 - <W^(t)/||W^(t)||, W_ref/||W_ref||>``
-        (NaN where either norm is 0 or no reference was given).
-    margins : ndarray, shape (k, m)
-        Stage 1: ``(e_{n(x)} - e_i)^T W_ov x`` for each collocation pair and
-        ``i != n(x)`` (m = |C| (|V| - 1)).  Stage 2: ``(x_l - x_l')^T W_kq x_q``
-        for each distinct Eq. (3) constraint.
-    attention : ndarray, shape (k, N, L_max) or None
-        Stage 2 only: the attention weights of every sample and position.
-    W : ndarray
-        The final parameter.
-    stopped : str or None
-        Why the stage ended early (gradient underflow), else None.
-    """
-
-    steps: np.ndarray
-    loss: np.ndarray
-    norm: np.ndarray
-    one_minus_cos: np.ndarray
-    margins: np.ndarray
-    attention: np.ndarray | None
-    W: np.ndarray
-    stopped: str | None = None
-    seconds: float = 0.0
-    weights: np.ndarray | None = None  # (k, ...) the parameter at every recorded step, if kept
-    grad_scale: np.ndarray | None = None  # max |gradient| at every recorded step (stage 1: of the log-scaled gradient)
-
-
 class Trajectory:
     """Both stages of Algorithm 1.
 
@@ -167,37 +133,6 @@ def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
     return 0.5 * float(np.sum(D * D))
 
 
-def _stage1_margins(Ws: np.ndarray, E: np.ndarray, coll: CollocationArrays) -> np.ndarray:
-    """``(e_{n(x)} - e_i)^T W x`` for every recorded W (shape (k, |C| (|V| - 1)))."""
-    k = len(Ws)
-    if len(coll.source) == 0:
-        return np.zeros((k, 0))
-    U = Ws if is_canonical(E) else Ws @ E  # (k, V, V): column x is W x
-    cols = U[:, :, coll.source]  # (k, V, |C|)
-    c = np.arange(len(coll.source))
-    top = cols[:, coll.target, c]  # (k, |C|)
-    m = top[:, None, :] - cols  # (k, V, |C|)
-    keep = np.ones(m.shape[1:], dtype=bool)
-    keep[coll.target, c] = False
-    return m.transpose(0, 2, 1)[:, keep.T]
-
-
-def _stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    idx = st.dataset.index
-    pairs = st.eq3_pairs
-    a = np.array([idx[p[0]] for p in pairs], dtype=np.int64)
-    b = np.array([idx[p[1]] for p in pairs], dtype=np.int64)
-    q = np.array([idx[p[2]] for p in pairs], dtype=np.int64)
-
-    canonical = is_canonical(E)
-
-    def margins(Ws: np.ndarray) -> np.ndarray:
-        K = Ws if canonical else np.matmul(np.matmul(E.T, Ws), E)
-        return K[:, a, q] - K[:, b, q]
-
-    return margins
-
-
 def _record_steps(n_steps: int, stride: int) -> np.ndarray:
     steps = np.arange(0, n_steps + 1, stride)
     if steps[-1] != n_steps:
@@ -209,23 +144,29 @@ def _ngd(
     W0: np.ndarray,
     n_steps: int,
     eta: float,
-    grad: Callable[[np.ndarray], tuple[np.ndarray, float]],
-    record: Callable[[int, np.ndarray, float, float], None],
+    grad: Callable[[np.ndarray], tuple],
+    record: Callable[..., None],
     stride: int,
 ) -> tuple[np.ndarray, str | None]:
-    """Normalized GD ``W <- W - eta G/||G||``; calls ``record(t, W, loss, max|G|)`` on recorded steps."""
+    """Normalized GD ``W <- W - eta G/||G||``.
+
+    ``grad(W)`` returns ``(G, loss, *extra)``; on recorded steps
+    ``record(t, W, loss, max|G|, *extra)`` is called (stage 2 passes the
+    attention weights its gradient computed, so they are not recomputed).
+    """
     W = W0.copy()
-    rec = set(_record_steps(n_steps, stride).tolist())
+    recorded = np.zeros(n_steps + 1, dtype=bool)
+    recorded[_record_steps(n_steps, stride)] = True
     for t in range(n_steps + 1):
-        G, lo = grad(W)
+        G, lo, *extra = grad(W)
         scale = float(np.max(np.abs(G))) if G.size else 0.0
-        if t in rec:
-            record(t, W, lo, scale)
+        if recorded[t]:
+            record(t, W, lo, scale, *extra)
         if t == n_steps:
             return W, None
         if scale == 0.0 or not np.isfinite(scale):
-            if t not in rec:
-                record(t, W, lo, scale)
+            if not recorded[t]:
+                record(t, W, lo, scale, *extra)
             if scale == 0.0:
                 why = "is exactly zero (underflow, or a flat loss such as W_ov = 0)"
             else:
@@ -233,54 +174,8 @@ def _ngd(
             return W, f"gradient {why} at step {t}; training stopped before that update"
         # Rescale before the norm so that tiny gradients do not underflow when squared.
         Gs = G / scale
-        W = W - eta * Gs / float(np.linalg.norm(Gs))
+        W = W - (eta / math.sqrt(float(np.vdot(Gs, Gs)))) * Gs
     return W, None  # pragma: no cover
-
-
-class _Recorder:
-    """Collects the parameter and loss at recorded steps; derived curves are
-    computed in one vectorised pass at the end (:meth:`result`)."""
-
-    def __init__(self, margin_fn, ref, attention_fn=None, keep_weights=False):
-        self.steps, self.loss, self.att, self.W, self.gscale = [], [], [], [], []
-        self.margin_fn, self.ref, self.attention_fn, self.keep = margin_fn, ref, attention_fn, keep_weights
-
-    def __call__(self, t: int, W: np.ndarray, lo: float, gscale: float = float("nan")) -> None:
-        self.steps.append(t)
-        self.loss.append(lo)
-        self.gscale.append(gscale)
-        self.W.append(W.copy())
-        if self.attention_fn is not None:
-            self.att.append(self.attention_fn(W))
-
-    def result(self, W: np.ndarray, stopped: str | None, seconds: float) -> StageTrajectory:
-        Ws = np.array(self.W)
-        k = len(Ws)
-        flat = Ws.reshape(k, -1)
-        scale = np.max(np.abs(flat), axis=1)
-        safe = np.where(scale > 0, scale, 1.0)
-        norms = scale * np.linalg.norm(flat / safe[:, None], axis=1)
-        if self.ref is None or safe_norm(self.ref) == 0:
-            cos = np.full(k, np.nan)
-        else:
-            r = (self.ref / safe_norm(self.ref)).ravel()
-            with np.errstate(invalid="ignore", divide="ignore"):
-                D = flat / np.where(norms > 0, norms, np.nan)[:, None] - r[None, :]
-            cos = 0.5 * np.sum(D * D, axis=1)
-        m = self.margin_fn(Ws)
-        return StageTrajectory(
-            np.array(self.steps, dtype=np.int64),
-            np.array(self.loss),
-            norms,
-            cos,
-            m,
-            np.array(self.att) if self.attention_fn is not None else None,
-            W,
-            stopped,
-            seconds,
-            Ws if self.keep else None,
-            np.array(self.gscale),
-        )
 
 
 def run_stage1(
@@ -293,17 +188,15 @@ def run_stage1(
     keep_weights: bool = False,
 ) -> StageTrajectory:
     """Stage 1 of Algorithm 1 from ``W_ov = 0``; ``reference`` is usually ``W*_ov``."""
-    import time
-
     coll = collocation_arrays(st)
-    rec = _Recorder(lambda W: _stage1_margins(W, E, coll), reference, keep_weights=keep_weights)
+    rec = Recorder(stage1_margin_fn(E, coll), reference, keep_weights=keep_weights)
     t0 = time.perf_counter()
     Ecan = None if is_canonical(E) else E
     # The log-scaled gradient keeps the exact NGD direction when the loss underflows.
     W, stopped = _ngd(
         np.zeros((st.dataset.n_vocab, E.shape[0])), T, eta0, lambda W: model.stage1_grad_scaled(W, Ecan, coll)[::2], rec, stride
     )
-    return rec.result(W, stopped, time.perf_counter() - t0)
+    return rec.result(W, stopped, t0)
 
 
 def run_stage2(
@@ -319,17 +212,14 @@ def run_stage2(
     keep_weights: bool = False,
 ) -> StageTrajectory:
     """Stage 2 of Algorithm 1 with ``W_ov`` frozen, from ``W_kq0`` (default 0)."""
-    import time
-
     arr = st.dataset.arrays
     Ecan = None if is_canonical(E) else E
-    att = (lambda W: model.attention(W, Ecan, arr)) if record_attention else None
-    rec = _Recorder(_stage2_margin_fn(st, E), reference, att, keep_weights)
+    rec = Recorder(stage2_margin_fn(st, E), reference, record_attention, keep_weights)
     d = E.shape[0]
     W0 = np.zeros((d, d)) if W_kq0 is None else np.array(W_kq0, dtype=float)
     t0 = time.perf_counter()
-    W, stopped = _ngd(W0, T2, eta, model.stage2_grad_fn(W_ov, Ecan, arr), rec, stride)
-    return rec.result(W, stopped, time.perf_counter() - t0)
+    W, stopped = _ngd(W0, T2, eta, stage2_step.stage2_grad_fn(W_ov, Ecan, arr), rec, stride)
+    return rec.result(W, stopped, t0)
 
 
 def train(

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
+from hypothesis import given, settings, strategies as st
+
 import ntpcheck
-from ntpcheck import analyse, loads, model
+from ntpcheck import analyse, loads, model, stage2_step
 from ntpcheck.training import collocation_arrays
 from ntpcheck.properties.huang2024.gradients import central_difference, eq6_literal
 
@@ -165,7 +167,7 @@ def test_hoisted_stage2_gradient_equals_reference(name, kind):
     E = embeddings(kind, ds.n_vocab, rng)
     d = ds.n_vocab if E is None else E.shape[0]
     Wov, Wkq = rng.standard_normal((ds.n_vocab, d)), rng.standard_normal((d, d))
-    G, lo = model.stage2_grad_fn(Wov, E, ds.arrays)(Wkq)
+    G, lo, _ = stage2_step.stage2_grad_fn(Wov, E, ds.arrays)(Wkq)
     Gr, lor = model.grad_kq(Wov, Wkq, E, ds.arrays)
     np.testing.assert_allclose(G, Gr, rtol=1e-12, atol=1e-15)
     assert lo == pytest.approx(lor, rel=1e-14)
@@ -178,7 +180,7 @@ def test_hoisted_stage2_gradient_sparse_path_equals_reference():
     arr = scale_arrays(250, 300, 6, seed=1)
     rng = np.random.default_rng(8)
     Wov, Wkq = rng.standard_normal((250, 250)), 0.1 * rng.standard_normal((250, 250))
-    G, lo = model.stage2_grad_fn(Wov, None, arr)(Wkq)
+    G, lo, _ = stage2_step.stage2_grad_fn(Wov, None, arr)(Wkq)
     Gr, lor = model.grad_kq(Wov, Wkq, None, arr)
     np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
     assert lo == pytest.approx(lor, rel=1e-13)
@@ -186,7 +188,7 @@ def test_hoisted_stage2_gradient_sparse_path_equals_reference():
 
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_structured_stage2_gradient_equals_reference_after_stage1(name):
-    """After stage 1 (Lemma 3 shape, exactly), the O(N L^2) path gives the reference gradient."""
+    """After stage 1 (Lemma 3 shape, exactly), the O(N L) path gives the reference gradient."""
     from ntpcheck.training import run_stage1
 
     ds = DATASETS[name]
@@ -194,15 +196,59 @@ def test_structured_stage2_gradient_equals_reference_after_stage1(name):
     ds = ntpcheck.Dataset(ds.vocab + tuple(f"pad{i}" for i in range(4 * ds.l_max)), ds.samples)
     st = analyse(ds)
     Wov = run_stage1(st, np.eye(ds.n_vocab), 300, 0.2).W
-    assert model.lemma3_structure(Wov) is not None
+    assert stage2_step.lemma3_structure(Wov) is not None
     rng = np.random.default_rng(9)
     for scale in (0.0, 0.3, 30.0):  # uniform, moderate and saturated attention
         Wkq = scale * rng.standard_normal((ds.n_vocab, ds.n_vocab))
-        G, lo = model.stage2_grad_fn(Wov, None, ds.arrays)(Wkq)
+        G, lo, _ = stage2_step.stage2_grad_fn(Wov, None, ds.arrays)(Wkq)
         Gr, lor = model.grad_kq(Wov, Wkq, None, ds.arrays)
         np.testing.assert_allclose(G, Gr, rtol=1e-9, atol=1e-14 * max(1.0, np.abs(Gr).max()))
         assert lo == pytest.approx(lor, rel=1e-12, abs=1e-300)
 
 
 def test_lemma3_structure_rejects_other_shapes():
-    assert model.lemma3_structure(np.random.default_rng(0).standard_normal((5, 5))) is None
+    assert stage2_step.lemma3_structure(np.random.default_rng(0).standard_normal((5, 5))) is None
+
+
+def test_hoisted_stage2_gradient_in_blocks_equals_reference(monkeypatch):
+    """Above GATHER_BYTES the (N, L, V) gather is rebuilt per step in blocks of samples; same numbers."""
+    from ntpcheck.synthetic import scale_arrays
+
+    arr = scale_arrays(40, 300, 6, seed=2)
+    monkeypatch.setattr(stage2_step, "GATHER_BYTES", 0)  # never kept
+    monkeypatch.setattr(stage2_step, "GATHER_BLOCK_BYTES", 8 * 6 * 40 * 7)  # blocks of 7 samples, the last one partial
+    rng = np.random.default_rng(10)
+    Wov, Wkq = rng.standard_normal((40, 40)), 0.3 * rng.standard_normal((40, 40))
+    G, lo, _ = stage2_step.stage2_grad_fn(Wov, None, arr)(Wkq)
+    Gr, lor = model.grad_kq(Wov, Wkq, None, arr)
+    np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
+    assert lo == pytest.approx(lor, rel=1e-13)
+
+
+@st.composite
+def _attention_and_values(draw):
+    """Attention rows (some saturated, as after training) and per-position values drawn
+    from a few distinct numbers, so equal tokens (equal values) are common."""
+    n, L = draw(st.integers(1, 4)), draw(st.integers(1, 6))
+    logits = np.array(draw(st.lists(st.lists(st.floats(-800, 50), min_size=L, max_size=L), min_size=n, max_size=n)))
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    phi = e / e.sum(axis=1, keepdims=True)
+    palette = draw(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=3))
+    h = np.array(draw(st.lists(st.lists(st.sampled_from(palette), min_size=L, max_size=L), min_size=n, max_size=n)))
+    return phi, h
+
+
+@given(_attention_and_values())
+@settings(max_examples=300, deadline=None)
+def test_centred_softmax_backward_equals_pairwise(case):
+    """The O(N L) centred form agrees with the pairwise form entrywise, relative to the scale
+    ``phi_l max|h_l - h_l'|`` of each entry (so tiny saturated entries are compared at their
+    own size), and is exactly 0 wherever the pairwise form is (all values of a sample equal)."""
+    phi, h = case
+    r = model.softmax_backward_centred(phi, h)
+    ref = model.softmax_backward_pairwise(phi, h)
+    spread = h.max(axis=1, keepdims=True) - h.min(axis=1, keepdims=True)
+    # Each entry is a sum of <= L terms of size <= phi_l * spread: 1e-13 of that is ~100 roundings
+    # (plus a few subnormal steps, the resolution of products that underflow).
+    assert np.all(np.abs(r - ref) <= 1e-13 * phi * spread + 64 * np.finfo(float).smallest_subnormal)
+    assert np.all(r[spread[:, 0] == 0] == 0.0)

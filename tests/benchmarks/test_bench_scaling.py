@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from ntpcheck import model
+from ntpcheck import stage2_step
 from ntpcheck.synthetic import scale_arrays
 
 BASE = {"n_vocab": 1000, "n_samples": 10_000, "l_max": 16}
@@ -27,7 +27,7 @@ def _step_time(n_vocab, n_samples, l_max, structured):
         Wov = 30.0 * (np.eye(n_vocab)[:, (np.arange(n_vocab) - 1) % n_vocab] - 1.0 / n_vocab)
     else:
         Wov = rng.standard_normal((n_vocab, n_vocab))
-    step = model.stage2_grad_fn(Wov, None, arr)
+    step = stage2_step.stage2_grad_fn(Wov, None, arr)
     W = 0.01 * rng.standard_normal((n_vocab, n_vocab))
     best = float("inf")
     for _ in range(3):
