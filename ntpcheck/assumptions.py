@@ -36,7 +36,7 @@ from typing import Sequence
 import networkx as nx
 import numpy as np
 
-from .data import Dataset
+from .data import Dataset, Sample
 from .embeddings import ORTHONORMAL_TOL, as_embeddings, orthonormality_defect
 from .structure import Role, Structure, analyse
 
@@ -118,7 +118,7 @@ def _unexplained(st: Structure) -> list[Violation]:
             out.append(
                 Violation(
                     "unexplained-sample",
-                    f"sample '{s}': no token of the sentence has collocation {s.next} "
+                    f"sample '{s.brief()}': no token of the sentence has collocation {s.next} "
                     "(its next token), so no attention can predict it",
                     tokens=tuple(dict.fromkeys(s.sentence)) + (s.next,),
                     query=s.query,
@@ -246,7 +246,7 @@ def check_3(ds: Dataset | Structure) -> CheckResult:
                     out.append(
                         Violation(
                             "non-optimal-majority",
-                            f"sample '{s}': non-optimal token {x} occurs {c} times but there are only "
+                            f"sample '{s.brief()}': non-optimal token {x} occurs {c} times but there are only "
                             f"{len(pos)} optimal positions",
                             tokens=(x,),
                             query=s.query,
@@ -257,25 +257,33 @@ def check_3(ds: Dataset | Structure) -> CheckResult:
 
 
 def check_prefix(ds: Dataset | Structure) -> CheckResult:
-    """Section 3: every prefix ``([x_1..x_l], x_{l+1})`` of a sample is a sample."""
+    """Section 3: every prefix ``([x_1..x_l], x_{l+1})`` of a sample is a sample.
+
+    By induction only the longest proper prefix of each sample needs looking
+    up (its own prefixes are checked as a sample); below a missing one the
+    walk goes on down to the first prefix that is a sample.  So a sequence
+    of L tokens costs O(L^2) (hashing each prefix once), not O(L^3).  Each
+    missing prefix is reported with the samples whose walk reached it.
+    """
     st = _structure(ds)
     keys = {s.key for s in st.dataset.samples}
     missing: dict[tuple, list[str]] = {}
     for s in st.dataset.samples:
         seq = (*s.sentence, s.next)
-        for l in range(1, len(s.sentence)):
+        for l in range(len(s.sentence) - 1, 0, -1):
             key = (seq[:l], seq[l])
-            if key not in keys:
-                missing.setdefault(key, []).append(str(s))
+            if key in keys:
+                break
+            missing.setdefault(key, []).append(s)
     out = []
     for (sent, nxt), parents in missing.items():
         out.append(
             Violation(
                 "missing-prefix",
-                f"prefix sample '{' '.join(sent)} -> {nxt}' of '{parents[0]}' is not in the dataset",
+                f"prefix sample '{Sample._unchecked(sent, nxt, 1.0).brief()}' of '{parents[0].brief()}' is not in the dataset",
                 tokens=tuple(dict.fromkeys(sent)) + (nxt,),
                 query=sent[-1],
-                samples=tuple(parents),
+                samples=tuple(map(str, parents)),
             )
         )
     return CheckResult("prefix", tuple(out))

@@ -90,6 +90,16 @@ class Sample:
             raise DatasetFormatError(f"weight {w!r} must be finite and > 0")
         object.__setattr__(self, "weight", float(w))
 
+    @classmethod
+    def _unchecked(cls, sentence: tuple[str, ...], next: str, weight: float) -> "Sample":
+        """A sample from parts already validated (the parser's tokens, merged samples):
+        skips the per-token checks, which would make a sequence of L tokens O(L^2) twice."""
+        s = object.__new__(cls)
+        object.__setattr__(s, "sentence", sentence)
+        object.__setattr__(s, "next", next)
+        object.__setattr__(s, "weight", float(weight))
+        return s
+
     @property
     def query(self) -> str:
         """The last token ``x_L`` of the sentence."""
@@ -103,6 +113,25 @@ class Sample:
     def __str__(self) -> str:
         w = "" if self.weight == 1.0 else f" @ {self.weight!r}"
         return f"{' '.join(self.sentence)} -> {self.next}{w}"
+
+    def brief(self, max_tokens: int = 12) -> str:
+        """The sample in the text format, with the middle of a sentence longer than
+        ``max_tokens`` elided (for messages; ``str`` gives it in full).
+
+        Examples
+        --------
+        >>> Sample(tuple("abcdefghijklmnop"), "q").brief(6)
+        'a b c ... (10 more) ... n o p -> q'
+        >>> Sample(("a", "b"), "c").brief()
+        'a b -> c'
+        """
+        sent = self.sentence
+        if len(sent) <= max_tokens:
+            return str(self)
+        h = max(1, max_tokens // 2)
+        w = "" if self.weight == 1.0 else f" @ {self.weight!r}"
+        mid = f"... ({len(sent) - 2 * h} more) ..."
+        return f"{' '.join(sent[:h])} {mid} {' '.join(sent[-h:])} -> {self.next}{w}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,7 +175,7 @@ def _merge(samples: Iterable[Sample]) -> tuple[Sample, ...]:
     merged: dict[tuple[tuple[str, ...], str], float] = {}
     for s in samples:
         merged[s.key] = merged.get(s.key, 0.0) + s.weight
-    return tuple(Sample(k[0], k[1], w) for k, w in merged.items())
+    return tuple(Sample._unchecked(k[0], k[1], w) for k, w in merged.items())
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -129,6 +129,7 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
                 raise DatasetFormatError(f"'->' must be followed by exactly one next token, found {what}", lineno, source)
             _check_tokens(sentence + after, lineno, source)
             new = [Sample(tuple(sentence), after[0], weight)]
+            line_tokens = (*sentence, after[0])
         else:
             if len(words) < 2:
                 raise DatasetFormatError(
@@ -138,14 +139,16 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
                     source,
                 )
             _check_tokens(words, lineno, source)
-            new = [Sample(tuple(words[:l]), words[l], weight) for l in range(1, len(words))]
-        for s in new:
-            for tok in (*s.sentence, s.next):
-                if vocab is not None and tok not in vocab:
-                    raise DatasetFormatError(
-                        f"token {tok!r} is not in the 'vocab:' line (line {vocab_line})", lineno, source
-                    )
-                appearance.setdefault(tok, None)
+            Sample(tuple(words[:1]), words[1], weight)  # validates the weight once
+            seq = tuple(words)
+            new = [Sample._unchecked(seq[:l], seq[l], weight) for l in range(1, len(seq))]
+            line_tokens = seq
+        for tok in line_tokens:  # in order of appearance
+            if vocab is not None and tok not in vocab:
+                raise DatasetFormatError(
+                    f"token {tok!r} is not in the 'vocab:' line (line {vocab_line})", lineno, source
+                )
+            appearance.setdefault(tok, None)
         samples.extend(new)
     if not samples:
         raise DatasetFormatError("the dataset has no samples", None, source)

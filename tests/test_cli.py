@@ -124,3 +124,17 @@ def test_infeasible_solve_is_a_clear_error(capsys, tmp_path):
 def test_console_script_runs():
     r = subprocess.run([sys.executable, "-m", "ntpcheck", "check", "example1", "--json"], capture_output=True, text=True)
     assert r.returncode == 0 and json.loads(r.stdout)["vocab"] == ["S", "V", "O", "P"]
+
+
+def test_check_text_is_capped_on_long_sentences(capsys, tmp_path):
+    """A 300-token sequence (299 prefix samples, 120 tokens): the text output elides long
+    sentences and caps each section; --json keeps every violation."""
+    words = [f"t{(7 * i) % 120}" for i in range(300)]
+    f = tmp_path / "long.txt"
+    f.write_text(" ".join(words) + "\n")
+    code, out, _ = run(capsys, "check", str(f))
+    assert code == 0 and "more violations (all of them with --json)" in out
+    assert len(out.splitlines()) < 4 * 40 + 30 and max(map(len, out.splitlines())) < 400
+    code, out, _ = run(capsys, "check", str(f), "--json")
+    d = json.loads(out)
+    assert sum(len(c["violations"]) for c in d["assumptions"].values()) > 40

@@ -1,6 +1,8 @@
 """Collocation, Definition 1 orders, roles and assumption checks on hand-made cases."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis.strategies import integers as st_integers, lists as st_lists
 
 import ntpcheck
 from ntpcheck import Role, analyse, check_all, loads
@@ -106,3 +108,19 @@ def test_violation_json_is_serialisable():
 
     st = analyse(loads(CYCLE))
     json.dumps({k: v.to_json() for k, v in check_all(st).items()})
+
+
+@given(st_lists(st_integers(0, 5), min_size=2, max_size=9), st_integers(0, 30))
+@settings(max_examples=150, deadline=None)
+def test_prefix_check_finds_exactly_the_missing_prefixes(seq, drop):
+    """The inductive prefix check (only the longest prefix looked up, walking down past missing
+    ones) reports exactly the missing prefixes that Section 3's definition names."""
+    words = [f"t{i}" for i in seq]
+    samples = [ntpcheck.Sample(tuple(words[:l]), words[l]) for l in range(1, len(words))]
+    kept = [s for k, s in enumerate(samples) if k == len(samples) - 1 or (drop >> k) & 1 == 0]
+    ds = ntpcheck.Dataset(tuple(dict.fromkeys(words)), tuple(dict.fromkeys(kept)))
+    keys = {s.key for s in ds.samples}
+    expected = {(s.sentence[:l], (*s.sentence, s.next)[l]) for s in ds.samples for l in range(1, len(s.sentence))} - keys
+    messages = {v.message.split("'")[1] for v in check_prefix(ds).violations}
+    assert messages == {f"{' '.join(a)} -> {b}" for a, b in expected}
+    assert len(check_prefix(ds).violations) == len(expected)

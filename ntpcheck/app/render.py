@@ -83,32 +83,52 @@ def check_json(st: Structure, results: Mapping[str, CheckResult]) -> dict:
     }
 
 
+#: Text output lists at most this many lines per section (collocation, orders, violations of
+#: one assumption) and shows the roles table only up to this many tokens; JSON has everything.
+TEXT_LIMIT = 40
+
+
+def capped(lines: list[str], what: str, limit: int = TEXT_LIMIT) -> list[str]:
+    """``lines``, or their first ``limit`` and a line saying how many more ``--json`` has."""
+    if len(lines) <= limit:
+        return lines
+    pad = lines[0][: len(lines[0]) - len(lines[0].lstrip())]
+    return lines[:limit] + [f"{pad}... and {len(lines) - limit} more {what} (all of them with --json)"]
+
+
+def _relations(order, limit: int = 12) -> str:
+    """``a > b, c > d, ...`` for one query's order, at most ``limit`` relations."""
+    edges = list(order.edges)
+    text = ", ".join(f"{a} > {b}" for a, b in edges[:limit]) or "(no relation)"
+    return text + (f", ... ({len(edges) - limit} more)" if len(edges) > limit else "")
+
+
 def check_text(st: Structure, results: Mapping[str, CheckResult]) -> str:
-    """Text of ``ntpcheck check``."""
+    """Text of ``ntpcheck check`` (long sections capped at :data:`TEXT_LIMIT` lines)."""
     ds = st.dataset
+    vocab = " ".join(ds.vocab) if ds.n_vocab <= TEXT_LIMIT else " ".join(ds.vocab[:TEXT_LIMIT]) + f" ... ({ds.n_vocab - TEXT_LIMIT} more)"
     lines = [
         f"dataset {ds.name or '(unnamed)'}: |V| = {ds.n_vocab}, N = {ds.n_samples} distinct samples, L_max = {ds.l_max}",
-        f"vocabulary: {' '.join(ds.vocab)}",
+        f"vocabulary: {vocab}",
         "",
         "collocation n(x):",
     ]
     coll = st.collocation
-    for x in ds.vocab:
-        lines.append(f"  {x} -> {coll(x) if coll(x) is not None else '(none)'}")
+    lines += capped([f"  {x} -> {coll(x) if coll(x) is not None else '(none)'}" for x in ds.vocab], "tokens")
     lines += ["", "query-dependent partial orders (Definition 1):"]
-    for q, g in st.orders.items():
-        rel = ", ".join(f"{a} > {b}" for a, b in g.edges) or "(no relation)"
-        lines.append(f"  under {q}: {rel}")
-    lines += ["", "token roles per query:"]
-    roles = st.roles
-    rows = [[q] + [roles[q][x].value for x in ds.vocab] for q in st.orders]
-    lines.append(indent(table(rows, ["query"] + list(ds.vocab))))
+    lines += capped([f"  under {q}: " + _relations(g) for q, g in st.orders.items()], "queries")
+    if ds.n_vocab <= TEXT_LIMIT:
+        lines += ["", "token roles per query:"]
+        roles = st.roles
+        rows = [[q] + [roles[q][x].value for x in ds.vocab] for q in st.orders]
+        lines.append(indent(table(rows, ["query"] + list(ds.vocab))))
+    else:
+        lines += ["", f"token roles per query: a {len(st.queries)} x {ds.n_vocab} table (with --json)"]
     lines += ["", "assumptions:"]
     for k, res in results.items():
         mark = "holds" if res.holds else "FAILS"
         lines.append(f"  [{mark}] {ASSUMPTION_TITLES.get(k, k)}")
-        for v in res.violations:
-            lines.append(f"          - {v.message}")
+        lines += capped([f"          - {v.message}" for v in res.violations], "violations")
     return "\n".join(lines)
 
 
