@@ -18,6 +18,7 @@ sentence is non-empty, every weight is finite and positive.
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Iterable, Mapping, Sequence
@@ -32,12 +33,24 @@ __all__ = ["Sample", "Dataset", "SampleArrays", "validate_token", "RESERVED_TOKE
 RESERVED_TOKENS = frozenset({"->", "vocab:"})
 
 
+def invisible_character(text: str) -> str | None:
+    """The first invisible or control character of ``text`` (Unicode categories
+    Cc, Cf, Co, Cs, Cn), or None.  Plain ASCII text is answered without a scan."""
+    if text.isascii() and text.isprintable():
+        return None
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Cn"):
+            return ch
+    return None
+
+
 def validate_token(token: object) -> str:
     """Return ``token`` if it is a legal token name, else raise.
 
     A token is a non-empty ``str`` with no whitespace, no ``#`` (the comment
-    sign), not starting with ``@`` (the weight sign) and not one of
-    :data:`RESERVED_TOKENS`.
+    sign), no ``@`` (the weight sign), no ``->`` (the arrow), no invisible or
+    control character (Unicode categories Cc, Cf, Co, Cs, Cn: zero-width
+    spaces, byte-order marks, NUL...) and not one of :data:`RESERVED_TOKENS`.
 
     Raises
     ------
@@ -52,10 +65,16 @@ def validate_token(token: object) -> str:
         raise DatasetFormatError(f"token {token!r} contains whitespace")
     if "#" in token:
         raise DatasetFormatError(f"token {token!r} contains '#', which starts a comment")
-    if token.startswith("@"):
-        raise DatasetFormatError(f"token {token!r} starts with '@', which marks a weight")
+    if "@" in token:
+        raise DatasetFormatError(f"token {token!r} contains '@', which marks a weight")
     if token in RESERVED_TOKENS:
         raise DatasetFormatError(f"{token!r} is reserved by the text format and cannot be a token")
+    if "->" in token:
+        raise DatasetFormatError(f"token {token!r} contains '->' (write spaces around the arrow: 'A B -> C')")
+    bad = invisible_character(token)
+    if bad is not None:
+        raise DatasetFormatError(f"token {token!r} contains the invisible or control character U+{ord(bad):04X} "
+                                 f"({unicodedata.name(bad, 'unnamed')})")
     return token
 
 

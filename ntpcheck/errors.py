@@ -14,6 +14,8 @@ __all__ = [
     "InfeasibleProblemError",
     "SolverFailedError",
     "AssumptionViolatedError",
+    "ResourceLimitError",
+    "OutputPathError",
 ]
 
 
@@ -30,14 +32,15 @@ class DatasetFormatError(NTPCheckError, ValueError):
         1-based line number of the offending line, when there is one.
     """
 
-    def __init__(self, message: str, line: int | None = None, source: str | None = None):
+    def __init__(self, message: str, line: int | None = None, source: str | None = None, column: int | None = None):
         self.line = line
+        self.column = column
         self.source = source
         where = ""
         if source is not None:
             where += f"{source}:"
         if line is not None:
-            where += f"line {line}: "
+            where += f"line {line}" + (f", column {column}" if column is not None else "") + ": "
         elif where:
             where += " "
         super().__init__(where + message)
@@ -57,3 +60,11 @@ class SolverFailedError(NTPCheckError):
 
 class AssumptionViolatedError(NTPCheckError):
     """An operation needs an assumption of the paper that the dataset violates."""
+
+
+class ResourceLimitError(NTPCheckError):
+    """An input is larger than ntpcheck's documented limits (refused before any allocation)."""
+
+
+class OutputPathError(NTPCheckError):
+    """An output path cannot be written (checked before any work is done)."""

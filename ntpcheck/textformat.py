@@ -8,6 +8,17 @@ Grammar (one statement per line; ``#`` starts a comment)::
     A C D E -> B          # exactly one sample: sentence "A C D E", next token B
     B E -> C @ 2.5        # optional relative weight (default 1)
 
+Lines end with LF, CRLF or CR alike; one byte-order mark at the start of
+the text is dropped.  Tokens are checked by :func:`ntpcheck.data.validate_token`
+(no ``->``, ``@``, ``#``, invisible or control characters inside a token;
+errors give the line and column).
+
+Limits, checked before anything is built (:class:`ntpcheck.errors.ResourceLimitError`):
+a file of at most :data:`MAX_FILE_BYTES`, a line of at most
+:data:`MAX_LINE_TOKENS` tokens, at most :data:`MAX_VOCAB` distinct tokens, and
+at most :data:`MAX_POSITIONS` token positions over all samples (a sequence
+line of L tokens has L(L-1)/2 of them, one sample per prefix).
+
 Identical samples add their weights; the frequencies ``pi`` are the
 normalised weights.  Without a ``vocab:`` line the vocabulary is the tokens
 in order of first appearance.  :func:`dumps` writes a text that
@@ -20,13 +31,24 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 from .builtin import BUILTIN_TEXTS, names
 from .data import Dataset, Sample, validate_token
-from .errors import DatasetFormatError
+from .errors import DatasetFormatError, ResourceLimitError
 
-__all__ = ["loads", "dumps", "load", "load_file"]
+__all__ = ["loads", "dumps", "load", "load_file", "MAX_FILE_BYTES", "MAX_LINE_TOKENS", "MAX_VOCAB", "MAX_POSITIONS"]
+
+#: Largest dataset file read (bytes).
+MAX_FILE_BYTES = 256 * 2**20
+#: Most tokens on one line (a sample's sentence, or a sequence).
+MAX_LINE_TOKENS = 100_000
+#: Most distinct tokens (the max-margin problems have |V|^2 unknowns).
+MAX_VOCAB = 20_000
+#: Most token positions over all samples (the padded arrays and the orders scale with it).
+MAX_POSITIONS = 50_000_000
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def _parse_weight(text: str, lineno: int, source: str | None) -> float:
@@ -57,12 +79,14 @@ def _split_weight(words: list[str], lineno: int, source: str | None) -> tuple[li
     return head, _parse_weight(tail[0][1:], lineno, source)
 
 
-def _check_tokens(words: list[str], lineno: int, source: str | None) -> None:
+def _check_tokens(words: list[str], lineno: int, source: str | None, line: str = "") -> None:
+    """Validate the tokens of one line; an error names the line and the token's column."""
     for w in words:
         try:
             validate_token(w)
         except DatasetFormatError as e:
-            raise DatasetFormatError(str(e), lineno, source) from None
+            col = line.find(w) + 1 if line else 0
+            raise DatasetFormatError(str(e), lineno, source, col or None) from None
 
 
 def loads(text: str, name: str | None = None, source: str | None = None) -> Dataset:
@@ -96,13 +120,19 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
     appearance: dict[str, None] = {}
     vocab: list[str] | None = None
     vocab_line = 0
-    # Lines are separated by "\n" only (an editor's line numbers), "\r\n" tolerated;
-    # other Unicode separators count as whitespace inside a line.
-    for lineno, raw in enumerate(text.split("\n"), start=1):
+    if text.startswith("\ufeff"):  # one byte-order mark at the start (Windows editors write it)
+        text = text[1:]
+    positions = 0
+    # Lines end with LF, CRLF or CR (an editor's line numbers); other Unicode
+    # separators count as whitespace inside a line.
+    for lineno, raw in enumerate(_LINE_END.split(text), start=1):
         line = raw.split("#", 1)[0]
         words = line.split()
         if not words:
             continue
+        if len(words) > MAX_LINE_TOKENS:
+            raise ResourceLimitError(f"{source + ': ' if source else ''}line {lineno}: {len(words)} tokens on one line; "
+                                     f"the limit is {MAX_LINE_TOKENS}")
         if words[0] == "vocab:":
             if vocab is not None:
                 raise DatasetFormatError(f"second 'vocab:' line (the first is line {vocab_line})", lineno, source)
@@ -110,7 +140,7 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
             vocab_line = lineno
             if not vocab:
                 raise DatasetFormatError("'vocab:' lists no tokens", lineno, source)
-            _check_tokens(vocab, lineno, source)
+            _check_tokens(vocab, lineno, source, line)
             dup = sorted({t for t in vocab if vocab.count(t) > 1})
             if dup:
                 raise DatasetFormatError(f"'vocab:' lists {', '.join(dup)} more than once", lineno, source)
@@ -127,7 +157,8 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
             if len(after) != 1:
                 what = "no next token" if not after else f"{len(after)} next tokens ({' '.join(after)})"
                 raise DatasetFormatError(f"'->' must be followed by exactly one next token, found {what}", lineno, source)
-            _check_tokens(sentence + after, lineno, source)
+            _check_tokens(sentence + after, lineno, source, line)
+            positions += len(sentence)
             new = [Sample(tuple(sentence), after[0], weight)]
             line_tokens = (*sentence, after[0])
         else:
@@ -138,7 +169,12 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
                     lineno,
                     source,
                 )
-            _check_tokens(words, lineno, source)
+            _check_tokens(words, lineno, source, line)
+            positions += len(words) * (len(words) - 1) // 2
+            if positions > MAX_POSITIONS:
+                raise ResourceLimitError(
+                    f"{source + ': ' if source else ''}line {lineno}: the samples reach {positions} token positions "
+                    f"(a sequence of L tokens has L(L-1)/2); the limit is {MAX_POSITIONS}")
             Sample(tuple(words[:1]), words[1], weight)  # validates the weight once
             seq = tuple(words)
             new = [Sample._unchecked(seq[:l], seq[l], weight) for l in range(1, len(seq))]
@@ -149,6 +185,8 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
                     f"token {tok!r} is not in the 'vocab:' line (line {vocab_line})", lineno, source
                 )
             appearance.setdefault(tok, None)
+        if len(appearance) > MAX_VOCAB:
+            raise ResourceLimitError(f"{source + ': ' if source else ''}line {lineno}: more than {MAX_VOCAB} distinct tokens (the limit)")
         samples.extend(new)
     if not samples:
         raise DatasetFormatError("the dataset has no samples", None, source)
@@ -213,9 +251,12 @@ def load_file(path: str | os.PathLike) -> Dataset:
     """Read a dataset file; errors name the file and the line."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        with open(p, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise DatasetFormatError(f"cannot read {p}: {e.strerror or e}") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ResourceLimitError(f"{p}: larger than {MAX_FILE_BYTES // 2**20} MiB, the limit for a dataset file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

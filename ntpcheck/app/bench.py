@@ -19,7 +19,8 @@ raw answer) and, for CLARABEL and PIQP, also with it (``+polish``).
 
 from __future__ import annotations
 
-import json
+import builtins
+import functools
 import math
 import os
 import platform
@@ -41,7 +42,6 @@ TIME_LIMIT = 10.0
 #: cvxpy solvers the benchmark tries (skipped when not installed), and those also run polished.
 CVXPY_SOLVERS = ("CLARABEL", "OSQP", "SCS", "ECOS", "PIQP")
 POLISHED = ("CLARABEL", "PIQP")
-_PACKAGES = {"CLARABEL": "clarabel", "OSQP": "osqp", "SCS": "scs", "ECOS": "ecos", "PIQP": "piqp"}
 
 
 def _methods() -> list[str]:
@@ -52,13 +52,7 @@ def _methods() -> list[str]:
 
 def environment() -> dict:
     """Python, platform, CPU and the versions of every package a timing depends on."""
-    from importlib import metadata
-
-    def version(pkg: str) -> str | None:
-        try:
-            return metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            return None
+    from ntpcheck.versions import package_versions
 
     cpu = platform.processor() or ""
     try:
@@ -66,12 +60,9 @@ def environment() -> dict:
             cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
     except OSError:
         pass
-    pkgs = ["ntpcheck", "numpy", "scipy", "cvxpy", "networkx", "hypothesis"]
-    return {
-        "python": platform.python_version(), "platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
-        "versions": {p: version(p) for p in pkgs},
-        "solvers": {s: version(_PACKAGES[s]) for s in CVXPY_SOLVERS if s in mm.installed_solvers()},
-    }
+    v = package_versions()
+    return {"python": v.pop("python"), "platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
+            "solvers": v.pop("solvers"), "versions": v}
 
 
 def _fresh(ds):
@@ -197,9 +188,12 @@ def _ms(x: float) -> str:
 
 
 def run_bench(args) -> int:
+    from .output import check_output_file, write_json
     from .render import table
-    from ntpcheck.atomic import atomic_write_text
 
+    check_output_file(args.json_path, "--json")  # before the minutes of timing
+    out = sys.stderr if args.json_path == "-" else sys.stdout
+    print = functools.partial(builtins.print, file=out)  # noqa: A001 - text to stderr under --json -
     sizes = args.sizes
     rows = bench_rows(sizes, repeat=args.repeat, cvxpy_max=args.cvxpy_max, progress=lambda s: print(s, file=sys.stderr, flush=True))
     trows = []
@@ -224,7 +218,7 @@ def run_bench(args) -> int:
                     ["data", "|V|", "method", "exact is faster by", "method's error"]))
     if args.json_path:
         env = environment()
-        atomic_write_text(args.json_path, json.dumps(
-            {"rows": rows, "score": sc, "speedups": sp, "tolerance": TOL, "shift_seconds": SHIFT,
-             "time_limit_seconds": TIME_LIMIT, "repeat": args.repeat, "environment": env}, indent=2))
+        write_json(args.json_path, {"rows": rows, "score": sc, "speedups": sp, "tolerance": TOL, "shift_seconds": SHIFT,
+                                    "time_limit_seconds": TIME_LIMIT, "repeat": args.repeat, "environment": env,
+                                    "versions": {**env["versions"], "python": env["python"], "solvers": env["solvers"]}})
     return 0

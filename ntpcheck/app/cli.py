@@ -9,9 +9,8 @@ with a one-line reason on stderr (``ntpcheck: error: ...``).
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -23,6 +22,8 @@ from ntpcheck.structure import analyse
 from ntpcheck.textformat import load
 
 from . import render as report
+from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
+from .output import json_text
 
 __all__ = ["main", "build_parser"]
 
@@ -32,39 +33,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"ntpcheck: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
-    return v
-
-
-def _vocab_sizes(text: str) -> list[int]:
-    """``--sizes``: comma-separated vocabulary sizes, each at least 8 (the benchmark's data need it)."""
-    parts = [p.strip() for p in text.split(",")]
-    if not text.strip() or any(not p for p in parts):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of sizes")
-    out = []
-    for v in map(_positive_int, parts):
-        if v < 8:
-            raise argparse.ArgumentTypeError(f"size {v} is below 8, the smallest the benchmark's data allow")
-        out.append(v)
-    return out
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"{text!r} must be finite and > 0")
-    return v
-
-
 def _add_dataset(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", help="a dataset file, or a built-in name (example1)")
     p.add_argument(
@@ -72,8 +40,8 @@ def _add_dataset(p: argparse.ArgumentParser) -> None:
         default="canonical",
         help="canonical (default), orthonormal (random, see --dim/--seed), or a text file with a d x |V| matrix",
     )
-    p.add_argument("--dim", type=_positive_int, default=None, help="d for --embeddings orthonormal (default |V|)")
-    p.add_argument("--seed", type=int, default=0, help="seed for random embeddings")
+    p.add_argument("--dim", type=_at_least(1), default=None, help="d for --embeddings orthonormal (default |V|)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed for random embeddings")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -94,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="run Algorithm 1 (two-stage normalized GD)")
     _add_dataset(p)
-    p.add_argument("--T", type=_positive_int, default=900, help="stage-1 steps (default 900)")
-    p.add_argument("--T2", type=_positive_int, default=900, help="stage-2 steps (default 900)")
+    p.add_argument("--T", type=_non_negative_int, default=900, help="stage-1 steps (default 900)")
+    p.add_argument("--T2", type=_non_negative_int, default=900, help="stage-2 steps (default 900)")
     p.add_argument("--eta0", type=_positive_float, default=None, help="stage-1 step (default 0.2/sqrt(d))")
     p.add_argument("--eta", type=_positive_float, default=None, help="stage-2 step (default 0.05/sqrt(d))")
     p.add_argument("--idealised", action="store_true", help="replace the stage-1 output by A W*_ov (Appendix C.1)")
@@ -112,13 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2)")
     p.add_argument("figure", choices=["figure2"])
     p.add_argument("--out", default=".", help="output directory (default: current)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--trials", type=_positive_int, default=20, help="trials for the test-loss panel (default 20)")
+    p.add_argument("--seed", type=_seed, default=0)
+    p.add_argument("--trials", type=_at_least(1), default=20, help="trials for the test-loss panel (default 20)")
 
     p = sub.add_parser("bench", help="max-margin solver benchmark (exact vs cvxpy solvers)")
     p.add_argument("--sizes", type=_vocab_sizes, default=[10, 100, 400, 2000], help="comma-separated |V| values, each at least 8 (default 10,100,400,2000)")
-    p.add_argument("--repeat", type=_positive_int, default=3, help="runs per method (best is kept)")
-    p.add_argument("--cvxpy-max", type=_positive_int, default=400, help="largest |V| given to the cvxpy solvers (default 400)")
+    p.add_argument("--repeat", type=_at_least(1), default=3, help="runs per method (best is kept)")
+    p.add_argument("--cvxpy-max", type=_non_negative_int, default=400, help="largest |V| given to the cvxpy solvers (default 400)")
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
 
     p = sub.add_parser("matrix", help="assumption-necessity matrix: each claim on data breaking one condition")
@@ -136,7 +104,7 @@ def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
     p.add_argument("--paper", default=DEFAULT_PAPER, help=f"which paper's claims (default {DEFAULT_PAPER}; see `ntpcheck papers`)")
     p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
     p.add_argument("--profile", choices=list(PROFILES), default=default_profile)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0)
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
     p.add_argument("--no-pinned", dest="pinned", action="store_false",
                    help="skip the pinned regression examples: report only what the search finds on its own")
@@ -151,18 +119,27 @@ def _embeddings(args, n_vocab: int) -> np.ndarray:
     if kind == "orthonormal":
         return random_orthonormal(n_vocab, args.dim, args.seed)
     try:
-        E = np.loadtxt(kind, ndmin=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # numpy's "input contained no data": said below instead
+            E = np.loadtxt(kind, ndmin=2)
     except (OSError, ValueError) as e:
         raise EmbeddingError(f"cannot read embeddings from {kind!r}: {e}") from None
+    if E.size == 0:
+        raise EmbeddingError(f"embeddings file {kind!r} contains no numbers")
     return as_embeddings(E, n_vocab)
 
 
 def _emit(args, obj: dict, text: str, compact: bool = False) -> None:
+    """Strict JSON (:func:`.output.json_text`) under ``--json``, else the text."""
     if args.json:
         # Indented JSON goes through the pure-Python encoder; ``compact`` (large outputs) uses the C one.
-        print(json.dumps(obj, indent=None if compact else 2, allow_nan=True))
+        print(json_text(obj, compact))
     else:
         print(text)
+
+
+def _warn(message: str) -> None:
+    print(f"ntpcheck: warning: {message}", file=sys.stderr)
 
 
 def cmd_check(args) -> int:
@@ -193,6 +170,8 @@ def cmd_solve(args) -> int:
     U = s2.W @ E
     K = E.T @ s3.W @ E
     coll_tokens = [x for x in vocab if x in st.collocation.mapping]
+    if not coll_tokens:
+        _warn("no token has a collocation (no sample is 'x -> y'; Assumption 1(i)), so W*_ov is 0 and its table is empty")
     prop2 = None
     prop2_note = None
     if is_orthonormal(E):
@@ -282,6 +261,13 @@ def cmd_train(args) -> int:
     if args.idealised:
         obj["stage1"]["note"] = "W_ov replaced by the idealised A W*_ov after stage 1"
     lines = [f"Algorithm 1 on {ds.name}: T = {args.T}, T' = {args.T2}, eta0 = {traj.eta0:.4g}, eta = {traj.eta:.4g}, d = {E.shape[0]}"]
+    if args.idealised:
+        lines.append(f"  stage 1 idealised (Appendix C.1): W_ov replaced by A W*_ov with A = {cfg.stage1_margin:.4g}")
+    s1 = traj.stage1
+    if args.T > 0 and len(s1.loss) > 1 and s1.loss[0] > 0 and s1.loss[-1] > 0.9 * s1.loss[0]:
+        obj["stage1"]["warning"] = "stage-1 loss barely moved"
+        _warn(f"the stage-1 loss barely moved ({report.fmt(float(s1.loss[0]))} -> {report.fmt(float(s1.loss[-1]))}): "
+              f"training has not converged; try a larger --eta0 (now {traj.eta0:.3g}) or --T")
     for name, key, s in (("stage 1 (W_ov, loss L_0)", "stage1", traj.stage1), ("stage 2 (W_kq, loss L)", "stage2", traj.stage2)):
         o = obj[key]
         lines.append(
@@ -341,9 +327,11 @@ def cmd_reproduce(args) -> int:
     from ntpcheck.atomic import atomic_write_bytes
 
     from .figures import csv_text, figure2, figure2_data
+    from .output import check_output_dir
 
+    check_output_dir(args.out, "--out")
     t0 = time.perf_counter()
-    fd = figure2_data(args.seed, max(1, args.trials))
+    fd = figure2_data(args.seed, args.trials)
     png, csvp = os.path.join(args.out, "figure2.png"), os.path.join(args.out, "figure2.csv")
     atomic_write_bytes(csvp, csv_text(fd).encode())
     buf = io.BytesIO()
@@ -360,13 +348,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return COMMANDS[args.command](args)
+        # Overflow in a diverging run is reported in the output (stopped, non_finite), not as numpy warnings.
+        with np.errstate(all="ignore"):
+            return COMMANDS[args.command](args)
     except NTPCheckError as e:
-        msg = " ".join(str(e).split())
-        print(f"ntpcheck: error: {msg}", file=sys.stderr)
-        return 2
+        return _fail(str(e))
     except BrokenPipeError:  # pragma: no cover - e.g. `ntpcheck ... | head`
         return 0
+    except OSError as e:  # an output that could not be written after all (disk full, removed directory)
+        return _fail(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}")
+    except MemoryError:
+        return _fail("out of memory (the input is too large for this machine; see the limits in `ntpcheck.textformat`)")
+    except KeyboardInterrupt:
+        print("ntpcheck: interrupted", file=sys.stderr)
+        return 130
+
+
+def _fail(message: str) -> int:
+    """Print ``ntpcheck: error: message`` on one line (exit status 2)."""
+    print(f"ntpcheck: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

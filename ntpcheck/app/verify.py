@@ -7,61 +7,77 @@ the same results as a text table, JSON and (``--report``) Markdown.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
-from ntpcheck.atomic import atomic_write_text
+from ntpcheck.errors import NTPCheckError
 from ntpcheck.properties import PAPERS, paper
-from ntpcheck.properties.framework import Verdict, matrix_cells, run_claims, select_claims, versions
+from ntpcheck.properties.framework import RunInterrupted, Verdict, matrix_cells, run_claims, select_claims, versions
 
 from . import render
+from .output import check_output_dir, check_output_file, write_json
 
-__all__ = ["run_verify", "run_matrix", "run_papers"]
+__all__ = ["run_verify", "run_matrix", "run_papers", "INTERRUPTED"]
+
+#: Exit status after Ctrl-C (128 + SIGINT), with the finished part written out.
+INTERRUPTED = 130
 
 
 def _progress(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _write_json(path: str | None, obj: dict) -> None:
-    if not path:
-        return
-    text = json.dumps(obj, indent=2, default=render.json_default)
-    if path == "-":
-        print(text)
-    else:
-        atomic_write_text(path, text)
+def _text_stream(args):
+    """Where the text goes: standard error when ``--json -`` has standard output."""
+    return sys.stderr if getattr(args, "json_path", None) == "-" else sys.stdout
 
 
 def _pins(args) -> str:
     return "" if args.pinned else ", pinned examples skipped"
 
 
+def _check_outputs(args) -> None:
+    """Every output path, before any work (exit 2 on a bad one)."""
+    check_output_file(getattr(args, "json_path", None), "--json")
+    check_output_dir(getattr(args, "report", None), "--report")
+
+
 def run_verify(args) -> int:
-    """Entry point of ``ntpcheck verify``."""
+    """Entry point of ``ntpcheck verify``.  Ctrl-C stops it cleanly: the verdicts
+    finished so far are printed and written (``"complete": false``), exit 130."""
+    _check_outputs(args)
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
+    out = _text_stream(args)
     t0 = time.perf_counter()
-    if getattr(args, "dataset", None):
-        results = _on_dataset(p, claims, args.dataset)
-    else:
-        results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
-    print(render.results_table(results))
+    complete = True
+    try:
+        if getattr(args, "dataset", None):
+            results = _on_dataset(p, claims, args.dataset)
+        else:
+            results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
+    except RunInterrupted as e:
+        results, complete = e.results, False
+        print(f"\ninterrupted: {len(e.results)} of {e.of} claims finished; writing those", file=sys.stderr)
+    if results:
+        print(render.results_table(results), file=out)
     falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
     for r in falsified:
-        print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}")
+        print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}", file=out)
     how = f"on {args.dataset}" if getattr(args, "dataset", None) else f"(profile {args.profile}, seed {args.seed}{_pins(args)})"
     print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s {how}", file=sys.stderr)
     if getattr(args, "report", None):
         from .reportmd import write_report
 
-        path = write_report(args.report, results, args.profile, args.seed)
+        path = write_report(args.report, results, args.profile, args.seed, complete=complete)
         print(f"report written to {path}", file=sys.stderr)
     obj = render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned)
+    obj["complete"] = complete
     if getattr(args, "dataset", None):
         obj["dataset"] = args.dataset
-    _write_json(args.json_path, obj)
+    write_json(args.json_path, obj)
+    if not complete:
+        return INTERRUPTED
     return 1 if (args.strict and falsified) else 0
 
 
@@ -78,20 +94,33 @@ def _on_dataset(p, claims, path: str):
 
 
 def run_matrix(args) -> int:
-    """Entry point of ``ntpcheck matrix``."""
+    """Entry point of ``ntpcheck matrix`` (Ctrl-C as in :func:`run_verify`)."""
+    _check_outputs(args)
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
+    if not any(c.setup is not None for c in claims):
+        names = ", ".join(c.name for c in claims)
+        raise NTPCheckError(f"--claims {args.claims!r}: {names} check fixed examples, so they have no cells in the matrix")
+    out = _text_stream(args)
     t0 = time.perf_counter()
-    cells = matrix_cells(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
-    print(render.matrix_table(cells, p.conditions))
-    print("\n* = a condition the claim does not list among its assumptions; n/m = instances tested / drawn")
+    complete = True
+    try:
+        cells = matrix_cells(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
+    except RunInterrupted as e:
+        cells, complete = e.results, False
+        print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
+    if cells:
+        print(render.matrix_table(cells, p.conditions), file=out)
+        print("\n* = a condition the claim does not list among its assumptions; n/m = instances tested / drawn", file=out)
     for c in cells:
         if c.result.counterexample:
             why = "which it does not list" if not c.listed else "which it lists"
-            print(f"\n{c.claim.name} fails without {c.condition}, {why}:\n{c.result.counterexample}")
+            print(f"\n{c.claim.name} fails without {c.condition}, {why}:\n{c.result.counterexample}", file=out)
     print(f"\n{len(cells)} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
-    _write_json(args.json_path, render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned))
-    return 0
+    obj = render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned)
+    obj["complete"] = complete
+    write_json(args.json_path, obj)
+    return 0 if complete else INTERRUPTED
 
 
 def run_papers(args) -> int:

@@ -15,7 +15,7 @@ import time
 from typing import Iterable
 
 from .claim import Claim, Paper
-from .runner import ClaimResult, run_claim
+from .runner import ClaimResult, RunInterrupted, run_claim
 
 __all__ = ["MatrixCell", "matrix_cells"]
 
@@ -49,7 +49,10 @@ def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int,
     cells = []
     for k, (c, cond) in enumerate(todo, 1):
         t0 = time.perf_counter()
-        r = run_claim(_without(paper, c, cond, pins[cond]), profile, seed)
+        try:
+            r = run_claim(_without(paper, c, cond, pins[cond]), profile, seed)
+        except KeyboardInterrupt:
+            raise RunInterrupted(cells, len(todo)) from None
         if progress:
             progress(f"[{k}/{len(todo)}] {c.name} without {cond}: {r.verdict} ({time.perf_counter() - t0:.1f} s)")
         cells.append(MatrixCell(c, cond, r))

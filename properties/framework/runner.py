@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -44,6 +43,7 @@ __all__ = [
     "run_claim",
     "search_claim",
     "run_claims",
+    "RunInterrupted",
     "select_claims",
     "counterexample_text",
     "versions",
@@ -334,6 +334,8 @@ def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:
     if not spec:
         return list(registry)
     wanted = [w.strip() for w in spec.split(",") if w.strip()]
+    if not wanted:
+        raise NTPCheckError(f"--claims {spec!r} names no claim (give comma-separated ids or names, e.g. 'lemma1,Ex. 1')")
     out = []
     for w in wanted:
         hit = [c for c in registry if w in (c.id, c.name)]
@@ -349,7 +351,10 @@ def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, 
     claims = list(claims)
     results = []
     for k, c in enumerate(claims, 1):
-        r = run_claim(c, profile, seed, pinned=pinned)
+        try:
+            r = run_claim(c, profile, seed, pinned=pinned)
+        except KeyboardInterrupt:
+            raise RunInterrupted(results, len(claims)) from None
         if progress:
             progress(f"[{k}/{len(claims)}] {c.name}: {r.verdict} ({r.instances} instances, {r.seconds:.1f} s, "
                      f"{r.instances_per_second:.3g} per s)")
@@ -357,19 +362,17 @@ def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, 
     return results
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_claims` or :func:`.matrix.matrix_cells`: ``results`` are
+    the ones finished before it (``of`` were asked for)."""
+
+    def __init__(self, results: list, of: int) -> None:
+        super().__init__(f"interrupted after {len(results)} of {of}")
+        self.results, self.of = results, of
+
+
 def versions() -> dict:
-    """Versions of ntpcheck and of everything its numbers depend on."""
-    import cvxpy
-    import hypothesis
-    import networkx
+    """Versions of ntpcheck and of everything its numbers depend on (:func:`ntpcheck.versions.package_versions`)."""
+    from ntpcheck.versions import package_versions
 
-    from ntpcheck import __version__
-
-    return {
-        "ntpcheck": __version__,
-        "python": sys.version.split()[0],
-        "numpy": np.__version__,
-        "cvxpy": cvxpy.__version__,
-        "hypothesis": hypothesis.__version__,
-        "networkx": networkx.__version__,
-    }
+    return package_versions()

@@ -1,0 +1,66 @@
+"""Argument types of the ``ntpcheck`` command line: each parses one option's text or
+raises :class:`argparse.ArgumentTypeError`, which the parser turns into exit 2 with
+one line naming the option."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["non_negative_int", "at_least", "seed", "vocab_sizes", "positive_float"]
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return v
+
+
+def at_least(k: int):
+    """An argument type: an integer >= ``k``."""
+    def parse(text: str) -> int:
+        v = non_negative_int(text)
+        if v < k:
+            raise argparse.ArgumentTypeError(f"{text!r} must be >= {k}")
+        return v
+
+    parse.__name__ = f"integer >= {k}"
+    return parse
+
+
+def seed(text: str) -> int:
+    """A random seed: an integer in [0, 2^32 - 1] (what numpy's generators accept)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= v < 2**32:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 2^32 - 1")
+    return v
+
+
+def vocab_sizes(text: str) -> list[int]:
+    """``--sizes``: comma-separated vocabulary sizes, each at least 8 (the benchmark's data need it)."""
+    parts = [p.strip() for p in text.split(",")]
+    if not text.strip() or any(not p for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of sizes")
+    out = []
+    for v in map(non_negative_int, parts):
+        if v < 8:
+            raise argparse.ArgumentTypeError(f"size {v} is below 8, the smallest the benchmark's data allow")
+        out.append(v)
+    return out
+
+
+def positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} must be finite and > 0")
+    return v

@@ -1,0 +1,126 @@
+"""Where the CLI's outputs go, checked before any work: JSON that strict parsers
+accept, output paths validated up front, ``-`` meaning standard output.
+
+Every JSON document carries ``schema_version`` (:data:`SCHEMA_VERSION`) and
+``versions`` (:func:`ntpcheck.versions.package_versions`).  Non-finite
+numbers (a diverged training run) become ``null``, and ``non_finite`` lists
+where and what they were, so the document stays strict JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+from ntpcheck.atomic import atomic_write_text
+from ntpcheck.errors import OutputPathError
+from ntpcheck.versions import package_versions
+
+__all__ = ["SCHEMA_VERSION", "strict", "json_text", "check_output_file", "check_output_dir", "write_json"]
+
+#: Version of the JSON documents' layout (bumped when a field changes meaning or goes away).
+SCHEMA_VERSION = 1
+
+
+def _plain(x, path: str, bad: list[str]):
+    if isinstance(x, dict):
+        return {str(k): _plain(v, f"{path}.{k}" if path else str(k), bad) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v, f"{path}[{i}]", bad) for i, v in enumerate(x)]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist(), path, bad)
+    if isinstance(x, (np.floating, float)) and not isinstance(x, bool):
+        v = float(x)
+        if not math.isfinite(v):
+            bad.append(f"{path}: {v}")
+            return None
+        return v
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.bool_):
+        return bool(x)
+    if x is None or isinstance(x, (str, int, bool)):
+        return x
+    return str(x)
+
+
+def strict(obj: dict) -> dict:
+    """``obj`` as plain JSON values, with ``schema_version``, ``versions`` and, if any number
+    was NaN or infinite, ``non_finite`` (``"path: value"``; the value itself becomes null).
+
+    Examples
+    --------
+    >>> d = strict({"loss": float("inf"), "curve": [1.0, float("nan")]})
+    >>> d["loss"], d["curve"], d["non_finite"]
+    (None, [1.0, None], ['loss: inf', 'curve[1]: nan'])
+    """
+    bad: list[str] = []
+    out = {"schema_version": SCHEMA_VERSION, **_plain(obj, "", bad)}
+    out.setdefault("versions", package_versions())
+    if bad:
+        out["non_finite"] = bad
+    return out
+
+
+def json_text(obj: dict, compact: bool = False) -> str:
+    """Strict JSON text of :func:`strict` ``(obj)`` (``compact``: no indentation, for large outputs)."""
+    return json.dumps(strict(obj), indent=None if compact else 2, allow_nan=False)
+
+
+def check_output_file(path: str | None, option: str) -> None:
+    """Raise :class:`OutputPathError` unless ``path`` (a file to be written; ``-`` is
+    standard output) can be written: its directory exists and is writable, and it is
+    not itself a directory."""
+    if path is None or path == "-":
+        return
+    if path == "":
+        raise OutputPathError(f"{option}: empty path")
+    full = os.path.abspath(path)
+    parent = os.path.dirname(full)
+    if os.path.isdir(full):
+        raise OutputPathError(f"{option} {path}: is a directory, not a file")
+    if not os.path.isdir(parent):
+        what = "is not a directory" if os.path.exists(parent) else "does not exist"
+        raise OutputPathError(f"{option} {path}: {parent} {what}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputPathError(f"{option} {path}: cannot write in {parent} (permission denied)")
+    if os.path.exists(full) and not os.access(full, os.W_OK) and not os.access(parent, os.W_OK):
+        raise OutputPathError(f"{option} {path}: not writable")
+
+
+def check_output_dir(path: str | None, option: str) -> None:
+    """Raise :class:`OutputPathError` unless ``path`` is, or can be created as, a writable directory."""
+    if path is None:
+        return
+    if path == "":
+        raise OutputPathError(f"{option}: empty path")
+    full = os.path.abspath(path)
+    if os.path.exists(full):
+        if not os.path.isdir(full):
+            raise OutputPathError(f"{option} {path}: exists and is not a directory")
+        if not os.access(full, os.W_OK | os.X_OK):
+            raise OutputPathError(f"{option} {path}: cannot write in it (permission denied)")
+        return
+    parent = os.path.dirname(full)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise OutputPathError(f"{option} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputPathError(f"{option} {path}: cannot create it in {parent} (permission denied)")
+
+
+def write_json(path: str | None, obj: dict, compact: bool = False) -> None:
+    """Write the strict JSON of ``obj`` to ``path`` (``-``: standard output; None: nowhere)."""
+    if not path:
+        return
+    text = json_text(obj, compact)
+    if path == "-":
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    else:
+        atomic_write_text(path, text + "\n")

@@ -1,0 +1,204 @@
+"""Issue 14's battery: bad or edge inputs and arguments, each answered with exit 2 and
+one line naming the problem (``ntpcheck: error: ...``), or with a correct result.
+None may give a traceback, hang, or a silently wrong number.
+
+A case is one record: an id, the files it needs (name -> bytes), the command line
+(``{tmp}`` is the case's directory) and either the fragment the error line must
+contain or a check of the correct result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Callable
+
+import pytest
+
+from ntpcheck.app.cli import main
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    argv: tuple[str, ...]
+    error: str | None = None  # fragment of the one-line error; None: must succeed
+    files: dict = field(default_factory=dict)
+    ok: Callable[[str, str], bool] | None = None  # (stdout, stderr) -> result is right
+
+
+def _check(text: bytes, error: str | None, id: str, ok=None) -> Case:
+    return Case(id, ("check", "{tmp}/d.txt"), error, {"d.txt": text}, ok)
+
+
+def _vocab_is(*tokens):
+    return lambda out, err: json.loads(out)["vocab"] == list(tokens)
+
+
+def _json_ok(out: str, err: str) -> bool:
+    d = json.loads(out)  # strict: json.loads accepts NaN, so check the text too
+    return "NaN" not in out and "Infinity" not in out and d["schema_version"] == 1 and "scipy" in d["versions"]
+
+
+EX = ("check", "example1")
+CASES = [
+    # ---- dataset text: the parser ------------------------------------------------
+    _check(b"", "no samples", "empty-file"),
+    _check(b"# nothing here\n\n   \n", "no samples", "only-comments"),
+    Case("bom-at-start", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": "\ufeffA -> B\n".encode()}, _vocab_is("A", "B")),
+    _check("A -> B\nC \ufeffD -> A\n".encode(), "U+FEFF", "bom-inside-token"),
+    _check(b"A B->C\n", "contains '->'", "arrow-inside-token"),
+    _check(b"A B@C -> D\n", "contains '@'", "at-inside-token"),
+    _check("A\u200bB -> C\n".encode(), "U+200B", "zero-width-space"),
+    _check(b"A\x01B -> C\n", "U+0001", "control-character"),
+    _check(b"A\x00 -> C\n", "U+0000", "nul-byte"),
+    _check("A -> B\nB\u00ad -> A\n".encode(), "U+00AD", "soft-hyphen"),
+    Case("cr-line-ends", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": b"A -> B\rB -> C\rA B -> C\r"}, _vocab_is("A", "B", "C")),
+    Case("crlf-line-ends", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": b"A -> B\r\nB -> C\r\n"}, _vocab_is("A", "B", "C")),
+    Case("mixed-line-ends", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": b"A -> B\r\nB -> C\rC -> A\n"}, _vocab_is("A", "B", "C")),
+    Case("cr-line-numbers", ("check", "{tmp}/d.txt"), "line 3", {"d.txt": b"A -> B\rB -> C\rA -> B -> C\r"}),
+    _check(b"A -> \xff\xfe\n", "not valid UTF-8", "invalid-utf8"),
+    _check("A -> é\n".encode("latin-1"), "not valid UTF-8", "latin1-bytes"),
+    _check(b"A -> B -> C\n", "more than one '->'", "two-arrows"),
+    _check(b"-> B\n", "no sentence before '->'", "no-sentence"),
+    _check(b"A ->\n", "no next token", "no-next-token"),
+    _check(b"A -> B C\n", "exactly one next token", "two-next-tokens"),
+    _check(b"A\n", "at least two tokens", "one-token-sequence"),
+    _check(b"A -> B @ 0\n", "finite and > 0", "zero-weight"),
+    _check(b"A -> B @ -1\n", "finite and > 0", "negative-weight"),
+    _check(b"A -> B @ nan\n", "finite and > 0", "nan-weight"),
+    _check(b"A -> B @ inf\n", "finite and > 0", "inf-weight"),
+    _check(b"A -> B @ abc\n", "not a number", "text-weight"),
+    _check(b"A -> B @ 1 @ 2\n", "more than one '@'", "two-weights"),
+    _check(b"A -> B @\n", "followed by exactly one number", "weight-missing"),
+    _check(b"vocab:\nA -> B\n", "lists no tokens", "empty-vocab-line"),
+    _check(b"vocab: A A B\nA -> B\n", "more than once", "duplicate-vocab"),
+    _check(b"vocab: A B\nvocab: A B\nA -> B\n", "second 'vocab:' line", "two-vocab-lines"),
+    _check(b"vocab: A B\nA -> C\n", "not in the 'vocab:' line", "token-outside-vocab"),
+    _check(b"vocab: A -> B\nA -> B\n", "reserved", "arrow-in-vocab"),
+    _check(b"A#B -> C\n", "at least two tokens", "hash-cuts-line"),
+    _check(b"A -> B\nC -> D\n" + b"x " * 100_001 + b"\n", "tokens on one line", "line-too-long"),
+    _check(" ".join(f"t{i % 50}" for i in range(12_000)).encode() + b"\n", "token positions", "sequence-too-long"),
+    Case("dataset-is-directory", ("check", "{tmp}"), "cannot read"),
+    Case("dataset-missing", ("check", "{tmp}/nope.txt"), "neither a file nor a built-in"),
+    Case("dataset-dev-zero", ("check", "/dev/zero"), "limit for a dataset file"),
+    # ---- embeddings ----------------------------------------------------------------
+    Case("embeddings-empty", (*EX, "--embeddings", "{tmp}/e.txt"), "contains no numbers", {"e.txt": b""}),
+    Case("embeddings-text", (*EX, "--embeddings", "{tmp}/e.txt"), "cannot read embeddings", {"e.txt": b"a b\nc d\n"}),
+    Case("embeddings-shape", (*EX, "--embeddings", "{tmp}/e.txt"), "|V|", {"e.txt": b"1 0\n0 1\n"}),
+    Case("embeddings-nan", (*EX, "--embeddings", "{tmp}/e.txt"), "finite", {"e.txt": b"1 0 0 nan\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"}),
+    Case("embeddings-missing", (*EX, "--embeddings", "/no/file"), "cannot read embeddings"),
+    Case("dim-without-orthonormal", (*EX, "--dim", "3"), "--dim only applies"),
+    Case("dim-zero", (*EX, "--embeddings", "orthonormal", "--dim", "0"), "must be >= 1"),
+    Case("dim-too-small", (*EX, "--embeddings", "orthonormal", "--dim", "2"), "need d >= 4"),
+    Case("exact-needs-orthonormal", ("solve", "example1", "--embeddings", "{tmp}/e.txt", "--solver", "exact"), "Assumption 2",
+         {"e.txt": b"1 0 0 0\n0.5 1 0 0\n0 0 1 0\n0 0 0 1\n"}),
+    # ---- arguments -----------------------------------------------------------------
+    Case("seed-negative", (*EX, "--seed", "-1"), "between 0 and 2^32 - 1"),
+    Case("seed-text", (*EX, "--seed", "abc"), "not an integer"),
+    Case("seed-huge", (*EX, "--seed", str(2**32)), "between 0 and 2^32 - 1"),
+    Case("verify-seed-negative", ("verify", "--seed", "-1"), "between 0 and 2^32 - 1"),
+    Case("bench-repeat-zero", ("bench", "--repeat", "0"), "must be >= 1"),
+    Case("bench-sizes-one", ("bench", "--sizes", "1"), "below 8"),
+    Case("bench-sizes-text", ("bench", "--sizes", "abc"), "not an integer"),
+    Case("bench-sizes-empty", ("bench", "--sizes", ""), "not a comma-separated list"),
+    Case("bench-sizes-gap", ("bench", "--sizes", "10,,20"), "not a comma-separated list"),
+    Case("bench-cvxpy-max-negative", ("bench", "--cvxpy-max", "-1"), "must be >= 0"),
+    Case("train-T-negative", ("train", "example1", "--T", "-3"), "must be >= 0"),
+    Case("train-eta-zero", ("train", "example1", "--eta", "0"), "finite and > 0"),
+    Case("train-eta-nan", ("train", "example1", "--eta", "nan"), "finite and > 0"),
+    Case("train-eta0-inf", ("train", "example1", "--eta0", "inf"), "finite and > 0"),
+    Case("train-predict-unknown", ("train", "example1", "--predict", "S X"), "token 'X' is not in the vocabulary"),
+    Case("train-predict-empty", ("train", "example1", "--predict", ""), "empty"),
+    Case("claims-only-commas", ("verify", "--claims", ",,"), "names no claim"),
+    Case("claims-unknown", ("verify", "--claims", "lemma99"), "unknown claim"),
+    Case("matrix-claims-no-cells", ("matrix", "--claims", "Ex. 1"), "no cells in the matrix"),
+    Case("profile-unknown", ("verify", "--profile", "fast"), "invalid choice"),
+    Case("paper-unknown", ("verify", "--paper", "nosuch"), "nosuch"),
+    Case("solver-unknown", ("solve", "example1", "--solver", "NOSUCH"), "NOSUCH"),
+    Case("figure-unknown", ("reproduce", "figure3"), "invalid choice"),
+    Case("trials-zero", ("reproduce", "figure2", "--trials", "0"), "must be >= 1"),
+    Case("command-unknown", ("bogus",), "invalid choice"),
+    Case("no-command", (), "required"),
+    # ---- output paths: refused before any work ---------------------------------------
+    Case("verify-json-missing-dir", ("verify", "--json", "/nonexistent/x.json"), "/nonexistent does not exist"),
+    Case("verify-json-is-dir", ("verify", "--json", "{tmp}"), "is a directory"),
+    Case("verify-json-under-file", ("verify", "--json", "{tmp}/f.txt/x.json"), "is not a directory", {"f.txt": b"x"}),
+    Case("verify-json-empty", ("verify", "--json", ""), "empty path"),
+    Case("verify-report-is-file", ("verify", "--report", "{tmp}/f.txt"), "not a directory", {"f.txt": b"x"}),
+    Case("verify-report-under-file", ("verify", "--report", "{tmp}/f.txt/r"), "not a directory", {"f.txt": b"x"}),
+    Case("matrix-json-missing-dir", ("matrix", "--json", "/nonexistent/x.json"), "does not exist"),
+    Case("bench-json-missing-dir", ("bench", "--json", "/nonexistent/x.json"), "does not exist"),
+    Case("reproduce-out-is-file", ("reproduce", "figure2", "--out", "{tmp}/f.txt"), "not a directory", {"f.txt": b"x"}),
+    # ---- results that must be right, not just no crash ---------------------------------
+    Case("verify-json-stdout", ("verify", "--claims", "Ex. 1", "--json", "-"), None, ok=_json_ok),
+    Case("train-cyclic-json", ("train", "{tmp}/d.txt", "--json", "--T", "50", "--T2", "50"), None,
+         {"d.txt": b"A -> B\nB -> A\nA B A -> B\nB A B -> A\n"}, _json_ok),
+    Case("train-overflow-json", ("train", "example1", "--eta0", "1e308", "--eta", "1e308", "--json", "--T", "20", "--T2", "20"), None,
+         ok=lambda out, err: _json_ok(out, err) and len(json.loads(out)["non_finite"]) > 0),
+    Case("solve-no-collocation-warns", ("solve", "{tmp}/d.txt"), None, {"d.txt": b"A B -> C\n"},
+         lambda out, err: "warning" in err and "no token has a collocation" in err),
+    Case("train-idealised-says-so", ("train", "example1", "--idealised", "--T", "50", "--T2", "50"), None,
+         ok=lambda out, err: "idealised" in out),
+    Case("train-unmoved-warns", ("train", "example1", "--eta0", "1e-6", "--T", "5", "--T2", "5"), None,
+         ok=lambda out, err: "barely moved" in err),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case: Case, tmp_path, capsys):
+    for name, data in case.files.items():
+        (tmp_path / name).write_bytes(data)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in case.argv]
+    try:
+        code = main(argv)
+    except SystemExit as e:  # the argument parser's errors
+        code = e.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    if case.error is None:
+        assert code == 0, err
+        assert case.ok is None or case.ok(out, err), (out[-2000:], err)
+    else:
+        assert code == 2, (out[-2000:], err)
+        assert err.startswith("ntpcheck: error:") and err.count("\n") == 1, err
+        assert case.error in err, err
+
+
+def test_battery_is_large_enough():
+    assert len(CASES) >= 60 and len({c.id for c in CASES}) == len(CASES)
+
+
+def test_interrupted_verify_writes_partial_results(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the middle of a verify run: the finished verdicts are printed and written,
+    marked incomplete, exit 130, and the report directory is replaced as a whole."""
+    from ntpcheck.properties.framework import runner
+
+    real = runner.run_claim
+    calls = []
+
+    def run_claim(claim, *a, **k):
+        calls.append(claim.id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(claim, *a, **k)
+
+    monkeypatch.setattr(runner, "run_claim", run_claim)
+    report = tmp_path / "rep"
+    report.mkdir()
+    (report / "stale.png").write_bytes(b"old")
+    js = tmp_path / "v.json"
+    code = main(["verify", "--claims", "Ex. 1,Ex. 2", "--json", str(js), "--report", str(report)])
+    out, err = capsys.readouterr()
+    assert code == 130 and "interrupted: 1 of 2 claims finished" in err
+    d = json.loads(js.read_text())
+    assert d["complete"] is False and len(d["claims"]) == 1
+    assert not (report / "stale.png").exists() and "Incomplete" in (report / "report.md").read_text()
+    assert oct(os.stat(js).st_mode & 0o777) == oct(0o666 & ~_umask())
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
