@@ -202,3 +202,20 @@ def _umask() -> int:
     m = os.umask(0)
     os.umask(m)
     return m
+
+
+@pytest.mark.parametrize("command, claims", [("verify", "Ex. 1,Eq. 5"), ("matrix", "Eq. 5")])
+def test_json_outputs_match_their_schema(command, claims, tmp_path, capsys):
+    """The verify and matrix JSON validate against the schemas shipped in ntpcheck/app/schemas,
+    written to a file and to standard output alike (stdout then holds nothing else)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from importlib import resources
+
+    schema = json.loads(resources.files("ntpcheck.app").joinpath(f"schemas/{command}.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    path = tmp_path / "out.json"
+    assert main([command, "--claims", claims, "--profile", "quick", "--json", str(path)]) == 0
+    capsys.readouterr()
+    jsonschema.validate(json.loads(path.read_text()), schema)
+    assert main([command, "--claims", claims, "--profile", "quick", "--json", "-"]) == 0
+    jsonschema.validate(json.loads(capsys.readouterr().out), schema)

@@ -10,11 +10,15 @@ import math
 __all__ = ["non_negative_int", "at_least", "seed", "vocab_sizes", "positive_float"]
 
 
-def non_negative_int(text: str) -> int:
+def _int(text: str) -> int:
     try:
-        v = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+
+
+def non_negative_int(text: str) -> int:
+    v = _int(text)
     if v < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
     return v
@@ -34,10 +38,7 @@ def at_least(k: int):
 
 def seed(text: str) -> int:
     """A random seed: an integer in [0, 2^32 - 1] (what numpy's generators accept)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    v = _int(text)
     if not 0 <= v < 2**32:
         raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 2^32 - 1")
     return v

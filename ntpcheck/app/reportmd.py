@@ -27,35 +27,65 @@ def _slug(name: str) -> str:
 
 
 def _plot(series, title: str) -> bytes | None:
+    """Measured quantity and its bound over t (top), and their ratio (bottom), so
+    that a bound the curve touches stays visible: the ratio sits at 1 there."""
     from matplotlib.figure import Figure
 
     t = np.asarray(series["t"], dtype=float)
     lhs, rhs = np.asarray(series["lhs"], dtype=float), np.asarray(series["rhs"], dtype=float)
     if len(t) < 2 or len(np.unique(t)) < 2:
         return None
-    fig = Figure(figsize=(5, 3.2))
-    ax = fig.subplots()
+    fig = Figure(figsize=(5.4, 4.4))
+    ax, rax = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [2.2, 1]})
     allv = np.concatenate([lhs, rhs])
     allv = allv[np.isfinite(allv)]
     pos = allv[allv > 0]
     log = len(pos) > 0 and (allv >= 0).all() and pos.max() / pos.min() > 100
+    zeros = int(np.sum(lhs == 0))
     if log:  # exact zeros cannot be drawn on a log axis: leave them out and say so
-        zeros = int(np.sum(lhs == 0))
-        lhs = np.where(lhs > 0, lhs, np.nan)
-        rhs = np.where(rhs > 0, rhs, np.nan)
-    ax.plot(t, lhs, "-", color="C0", label="measured" + (f" ({zeros} zeros not drawn)" if log and zeros else ""), lw=1.4)
-    ax.plot(t, rhs, "--", color="C3", label=f"bound ({'upper' if series['sense'] == '<=' else 'lower'})", lw=1.4)
+        lhs_d, rhs_d = np.where(lhs > 0, lhs, np.nan), np.where(rhs > 0, rhs, np.nan)
+    else:
+        lhs_d, rhs_d = lhs, rhs
+    side = "upper" if series["sense"] == "<=" else "lower"
+    ax.plot(t, rhs_d, "-", color="C3", label=f"{side} bound", lw=3.0, alpha=0.45)
+    other = series.get("other")
+    if other is not None and len(other["t"]) == len(t):  # a two-sided claim: the other bound too
+        o = np.asarray(other["rhs"], dtype=float)
+        ax.plot(t, np.where(o > 0, o, np.nan) if log else o, "-", color="C2", lw=3.0, alpha=0.45,
+                label=f"{'upper' if other['sense'] == '<=' else 'lower'} bound")
+    ax.plot(t, lhs_d, "-", color="C0", label="measured" + (f" ({zeros} zeros not drawn)" if log and zeros else ""), lw=1.2)
     if log:
         ax.set_yscale("log")
-    ax.set_xlabel("training step t")
-    ax.set_ylabel(series.get("ylabel") or series["what"], fontsize=8)
+    ax.set_ylabel(_short(series["what"]), fontsize=8)
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(rhs != 0, lhs / rhs, np.nan)
+    rax.plot(t, ratio, "-", color="C0", lw=1.2)
+    rax.axhline(1.0, color="C3", lw=1.0, ls="--")
+    finite = ratio[np.isfinite(ratio)]
+    if len(finite):  # at least 1 +- 5% in view, so rounding-level wiggles do not fill the panel
+        rax.set_ylim(min(0.95, float(finite.min())) - 0.02, max(1.05, float(finite.max())) + 0.02)
+    rax.ticklabel_format(axis="y", useOffset=False)
+    rax.set_ylabel(f"measured / {side} bound", fontsize=8)
+    rax.set_xlabel("training step t")
+    rax.grid(alpha=0.3)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     return buf.getvalue()
+
+
+def _short(text: str, n: int = 38) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _in_words(series) -> str:
+    """A tolerance check said in words (a rounding-level quantity is not worth a plot)."""
+    lhs, rhs = np.asarray(series["lhs"], dtype=float), np.asarray(series["rhs"], dtype=float)
+    return (f"{series['what']}: at most {np.nanmax(lhs):.3g} over {len(lhs)} recorded steps, against a numerical "
+            f"tolerance of {np.nanmin(rhs):.3g} (rounding level, so not plotted).")
 
 
 def _md(text: str) -> str:
@@ -93,7 +123,9 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
         for r in results:
             lines += ["", f"## {r.claim.name}: {r.verdict.value}", "", f"*{r.claim.statement}*", "",
                       f"Assumptions: {', '.join(r.claim.assumptions)}. {r.detail}"]
-            if r.series is not None:
+            if r.series is not None and r.series.get("rhs_kind") == "tolerance":
+                lines += ["", _in_words(r.series)]
+            elif r.series is not None:
                 png = _plot(r.series, _title(r.claim.name, r.series["what"]))
                 if png:
                     name = f"plots/{_slug(r.claim.name)}.png"

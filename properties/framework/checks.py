@@ -29,6 +29,8 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
+
 import functools
 from dataclasses import dataclass
 from contextlib import contextmanager
@@ -167,6 +169,7 @@ def inequality(
     scale: np.ndarray | None = None,
     rtol: float = RTOL,
     floor: float | None = None,
+    rhs_kind: str = "bound",
 ) -> Outcome:
     """Check ``lhs <= rhs`` (or ``>=``) at every recorded step (``steps``; for
     quantities that are not trajectories, such as max-margin norms, leave it out).
@@ -197,7 +200,9 @@ def inequality(
         scale = np.asarray(scale, dtype=float)[ok]
     slack = (rhs - lhs) / scale if sense == "<=" else (lhs - rhs) / scale
     k = int(np.argmin(slack))
-    series = {"t": steps, "lhs": lhs, "rhs": rhs, "what": what, "sense": sense}
+    # rhs_kind "tolerance": the right side is a numerical tolerance (an identity checked to
+    # rounding), not the paper's bound; reports say so in words instead of plotting it as a bound.
+    series = {"t": steps, "lhs": lhs, "rhs": rhs, "what": what, "sense": sense, "rhs_kind": rhs_kind}
     measured = {
         "worst_t": int(steps[k]),
         "lhs": float(lhs[k]),
@@ -223,7 +228,11 @@ def between(measured, lower, upper, steps, *, scale, what_lower: str, what_upper
     """``lower <= measured <= upper`` at every recorded step: the worst of the two :func:`inequality` checks."""
     up = inequality(measured, upper, steps, sense="<=", what=what_upper, scale=scale)
     lo = inequality(measured, lower, steps, sense=">=", what=what_lower, scale=scale)
-    return worst(up, lo)
+    out = worst(up, lo)
+    if up.series is not None and lo.series is not None:  # plots draw both bounds
+        other = lo if out is up else up
+        out = dataclasses.replace(out, series={**out.series, "other": other.series})
+    return out
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,8 @@ def check_lemma3(ev: Evidence, *, weights: np.ndarray | None = None) -> Outcome:
     spread = np.array([lemma3_spread(W, ev.E, coll) for W in Ws])
     norms = np.array([safe_norm(W) for W in Ws])
     steps = np.arange(len(Ws))
-    return inequality(spread, RTOL * (1 + norms), steps, sense="<=", what="Lemma 3 off-target spread", scale=1 + norms, rtol=0.0)
+    return inequality(spread, RTOL * (1 + norms), steps, sense="<=", what="Lemma 3 off-target spread", scale=1 + norms, rtol=0.0,
+                      rhs_kind="tolerance")
 
 
 def sabotaged_stage1_weights(ev: Evidence, steps: int = 50) -> np.ndarray:

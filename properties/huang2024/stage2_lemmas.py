@@ -100,7 +100,8 @@ def check_lemma4(ev: Evidence, *, rhs=lemma4_rhs) -> Outcome:
             errs.append(abs(lhs - right) / scale)
             steps.append(int(s.steps[j]))
     errs = np.array(errs)
-    return inequality(errs, np.full(len(errs), 1e-8), np.array(steps), sense="<=", what="Lemma 4 relative error", scale=np.ones(len(errs)), rtol=0.0)
+    return inequality(errs, np.full(len(errs), 1e-8), np.array(steps), sense="<=", what="Lemma 4 relative error", scale=np.ones(len(errs)), rtol=0.0,
+                      rhs_kind="tolerance")
 
 
 def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcome:
