@@ -62,8 +62,9 @@ class AssumptionViolatedError(NTPCheckError):
     """An operation needs an assumption of the paper that the dataset violates."""
 
 
-class ResourceLimitError(NTPCheckError):
-    """An input is larger than ntpcheck's documented limits (refused before any allocation)."""
+class ResourceLimitError(DatasetFormatError):
+    """A dataset text is larger than ntpcheck's documented limits (refused before anything is
+    built); located by file and line like any :class:`DatasetFormatError`."""
 
 
 class OutputPathError(NTPCheckError):

@@ -89,18 +89,14 @@ def _masked_scores(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> 
 
 def attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:
     """Attention weights ``phi^(n)`` (Eq. 9), shape ``(N, L_max)``, 0 on padding."""
-    s = _masked_scores(Wkq, E, arr)
-    s = s - s.max(axis=1, keepdims=True)
-    e = np.exp(s)
-    return e / e.sum(axis=1, keepdims=True)
+    return attention_fn(E, arr)(Wkq)
 
 
 def attention_fn(E: np.ndarray | None, arr: SampleArrays):
-    """``W_kq -> attention(W_kq, E, arr)`` with the gather indices precomputed (for training loops).
-
-    Same numbers as :func:`attention`: the scores are read with one flat ``take``
-    instead of a two-dimensional fancy index, and the padding is set to ``-inf``
-    in place.
+    """``W_kq -> phi`` (Eq. 9) for fixed ``E`` and samples, with the gather indices
+    precomputed once (training loops call it every step; :func:`attention` is
+    one call of it).  The scores are read with one flat ``take``, the padding
+    set to ``-inf`` and the softmax taken in place.
     """
     V = arr.n_vocab
     idx = arr.tokens * V + arr.query[:, None]

@@ -117,7 +117,8 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     in the centred form (:func:`softmax_backward_centred`).
     """
     U = _token_values(Wov, E)
-    # The structured path pays off when |V| exceeds a few L_max (dense: N L |V|, structured: N L^2).
+    # The structured path pays off when |V| exceeds a few L_max (dense: N L |V|, structured: N L;
+    # below that the structured path's per-step overhead is not repaid).
     structure = lemma3_structure(U) if (E is None and arr.n_vocab > 4 * arr.l_max) else None
     if structure is not None:
         fast = _structured_stage2(*structure, arr)

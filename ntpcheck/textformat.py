@@ -131,8 +131,7 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
         if not words:
             continue
         if len(words) > MAX_LINE_TOKENS:
-            raise ResourceLimitError(f"{source + ': ' if source else ''}line {lineno}: {len(words)} tokens on one line; "
-                                     f"the limit is {MAX_LINE_TOKENS}")
+            raise ResourceLimitError(f"{len(words)} tokens on one line; the limit is {MAX_LINE_TOKENS}", lineno, source)
         if words[0] == "vocab:":
             if vocab is not None:
                 raise DatasetFormatError(f"second 'vocab:' line (the first is line {vocab_line})", lineno, source)
@@ -159,7 +158,7 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
                 raise DatasetFormatError(f"'->' must be followed by exactly one next token, found {what}", lineno, source)
             _check_tokens(sentence + after, lineno, source, line)
             positions += len(sentence)
-            new = [Sample(tuple(sentence), after[0], weight)]
+            new = [Sample._unchecked(tuple(sentence), after[0], weight)]
             line_tokens = (*sentence, after[0])
         else:
             if len(words) < 2:
@@ -172,10 +171,9 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
             _check_tokens(words, lineno, source, line)
             positions += len(words) * (len(words) - 1) // 2
             if positions > MAX_POSITIONS:
-                raise ResourceLimitError(
-                    f"{source + ': ' if source else ''}line {lineno}: the samples reach {positions} token positions "
-                    f"(a sequence of L tokens has L(L-1)/2); the limit is {MAX_POSITIONS}")
-            Sample(tuple(words[:1]), words[1], weight)  # validates the weight once
+                raise ResourceLimitError(f"the samples reach {positions} token positions (a sequence of L tokens "
+                                         f"has L(L-1)/2); the limit is {MAX_POSITIONS}", lineno, source)
+            # Tokens were checked above and the weight by _split_weight: the prefix samples need no re-check.
             seq = tuple(words)
             new = [Sample._unchecked(seq[:l], seq[l], weight) for l in range(1, len(seq))]
             line_tokens = seq
@@ -186,7 +184,7 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
                 )
             appearance.setdefault(tok, None)
         if len(appearance) > MAX_VOCAB:
-            raise ResourceLimitError(f"{source + ': ' if source else ''}line {lineno}: more than {MAX_VOCAB} distinct tokens (the limit)")
+            raise ResourceLimitError(f"more than {MAX_VOCAB} distinct tokens (the limit)", lineno, source)
         samples.extend(new)
     if not samples:
         raise DatasetFormatError("the dataset has no samples", None, source)
@@ -256,7 +254,7 @@ def load_file(path: str | os.PathLike) -> Dataset:
     except OSError as e:
         raise DatasetFormatError(f"cannot read {p}: {e.strerror or e}") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise ResourceLimitError(f"{p}: larger than {MAX_FILE_BYTES // 2**20} MiB, the limit for a dataset file")
+        raise ResourceLimitError(f"larger than {MAX_FILE_BYTES // 2**20} MiB, the limit for a dataset file", None, str(p))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -173,13 +173,19 @@ def test_hoisted_stage2_gradient_equals_reference(name, kind):
     assert lo == pytest.approx(lor, rel=1e-14)
 
 
-def test_hoisted_stage2_gradient_sparse_path_equals_reference():
-    """|V| >= 200 switches the logits to a sparse product; same numbers."""
+@pytest.mark.parametrize("path, V, seed, scale", [("sparse", 250, 1, 0.1), ("blocks", 40, 2, 0.3)])
+def test_hoisted_stage2_gradient_other_paths_equal_reference(monkeypatch, path, V, seed, scale):
+    """The dense path's variants give the reference numbers: "sparse", |V| >= 200 switches the
+    logits to a sparse product; "blocks", above GATHER_BYTES the (N, L, V) gather is rebuilt per
+    step in blocks of samples."""
     from ntpcheck.synthetic import scale_arrays
 
-    arr = scale_arrays(250, 300, 6, seed=1)
-    rng = np.random.default_rng(8)
-    Wov, Wkq = rng.standard_normal((250, 250)), 0.1 * rng.standard_normal((250, 250))
+    arr = scale_arrays(V, 300, 6, seed=seed)
+    if path == "blocks":
+        monkeypatch.setattr(stage2_step, "GATHER_BYTES", 0)  # never kept
+        monkeypatch.setattr(stage2_step, "GATHER_BLOCK_BYTES", 8 * 6 * V * 7)  # blocks of 7 samples, the last one partial
+    rng = np.random.default_rng(7 + seed)
+    Wov, Wkq = rng.standard_normal((V, V)), scale * rng.standard_normal((V, V))
     G, lo, _ = stage2_step.stage2_grad_fn(Wov, None, arr)(Wkq)
     Gr, lor = model.grad_kq(Wov, Wkq, None, arr)
     np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
@@ -208,21 +214,6 @@ def test_structured_stage2_gradient_equals_reference_after_stage1(name):
 
 def test_lemma3_structure_rejects_other_shapes():
     assert stage2_step.lemma3_structure(np.random.default_rng(0).standard_normal((5, 5))) is None
-
-
-def test_hoisted_stage2_gradient_in_blocks_equals_reference(monkeypatch):
-    """Above GATHER_BYTES the (N, L, V) gather is rebuilt per step in blocks of samples; same numbers."""
-    from ntpcheck.synthetic import scale_arrays
-
-    arr = scale_arrays(40, 300, 6, seed=2)
-    monkeypatch.setattr(stage2_step, "GATHER_BYTES", 0)  # never kept
-    monkeypatch.setattr(stage2_step, "GATHER_BLOCK_BYTES", 8 * 6 * 40 * 7)  # blocks of 7 samples, the last one partial
-    rng = np.random.default_rng(10)
-    Wov, Wkq = rng.standard_normal((40, 40)), 0.3 * rng.standard_normal((40, 40))
-    G, lo, _ = stage2_step.stage2_grad_fn(Wov, None, arr)(Wkq)
-    Gr, lor = model.grad_kq(Wov, Wkq, None, arr)
-    np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
-    assert lo == pytest.approx(lor, rel=1e-13)
 
 
 @st.composite

@@ -219,6 +219,5 @@ def run_bench(args) -> int:
     if args.json_path:
         env = environment()
         write_json(args.json_path, {"rows": rows, "score": sc, "speedups": sp, "tolerance": TOL, "shift_seconds": SHIFT,
-                                    "time_limit_seconds": TIME_LIMIT, "repeat": args.repeat, "environment": env,
-                                    "versions": {**env["versions"], "python": env["python"], "solvers": env["solvers"]}})
+                                    "time_limit_seconds": TIME_LIMIT, "repeat": args.repeat, "environment": env})
     return 0

@@ -23,7 +23,7 @@ from ntpcheck.textformat import load
 
 from . import render as report
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
-from .output import json_text
+from .output import INTERRUPTED, json_text
 
 __all__ = ["main", "build_parser"]
 
@@ -361,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("out of memory (the input is too large for this machine; see the limits in `ntpcheck.textformat`)")
     except KeyboardInterrupt:
         print("ntpcheck: interrupted", file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 def _fail(message: str) -> int:

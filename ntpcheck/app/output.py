@@ -20,10 +20,12 @@ from ntpcheck.atomic import atomic_write_text
 from ntpcheck.errors import OutputPathError
 from ntpcheck.versions import package_versions
 
-__all__ = ["SCHEMA_VERSION", "strict", "json_text", "check_output_file", "check_output_dir", "write_json"]
+__all__ = ["SCHEMA_VERSION", "INTERRUPTED", "strict", "json_text", "check_output_file", "check_output_dir", "write_json"]
 
 #: Version of the JSON documents' layout (bumped when a field changes meaning or goes away).
 SCHEMA_VERSION = 1
+#: Exit status after Ctrl-C (128 + SIGINT); verify and matrix write the finished part first.
+INTERRUPTED = 130
 
 
 def _plain(x, path: str, bad: list[str]):
@@ -33,7 +35,7 @@ def _plain(x, path: str, bad: list[str]):
         return [_plain(v, f"{path}[{i}]", bad) for i, v in enumerate(x)]
     if isinstance(x, np.ndarray):
         return _plain(x.tolist(), path, bad)
-    if isinstance(x, (np.floating, float)) and not isinstance(x, bool):
+    if isinstance(x, (np.floating, float)):
         v = float(x)
         if not math.isfinite(v):
             bad.append(f"{path}: {v}")
@@ -86,10 +88,8 @@ def check_output_file(path: str | None, option: str) -> None:
     if not os.path.isdir(parent):
         what = "is not a directory" if os.path.exists(parent) else "does not exist"
         raise OutputPathError(f"{option} {path}: {parent} {what}")
-    if not os.access(parent, os.W_OK | os.X_OK):
+    if not os.access(parent, os.W_OK | os.X_OK):  # enough: the file is replaced by a rename in parent
         raise OutputPathError(f"{option} {path}: cannot write in {parent} (permission denied)")
-    if os.path.exists(full) and not os.access(full, os.W_OK) and not os.access(parent, os.W_OK):
-        raise OutputPathError(f"{option} {path}: not writable")
 
 
 def check_output_dir(path: str | None, option: str) -> None:

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from ntpcheck.atomic import atomic_directory, atomic_write_bytes
+from ntpcheck.atomic import atomic_directory
 from ntpcheck.properties.framework import ClaimResult
 
 from .render import counts_text, result_summary
@@ -42,18 +42,18 @@ def _plot(series, title: str) -> bytes | None:
     pos = allv[allv > 0]
     log = len(pos) > 0 and (allv >= 0).all() and pos.max() / pos.min() > 100
     zeros = int(np.sum(lhs == 0))
-    if log:  # exact zeros cannot be drawn on a log axis: leave them out and say so
-        lhs_d, rhs_d = np.where(lhs > 0, lhs, np.nan), np.where(rhs > 0, rhs, np.nan)
-    else:
-        lhs_d, rhs_d = lhs, rhs
-    side = "upper" if series["sense"] == "<=" else "lower"
-    ax.plot(t, rhs_d, "-", color="C3", label=f"{side} bound", lw=3.0, alpha=0.45)
+
+    def drawn(y: np.ndarray) -> np.ndarray:  # exact zeros cannot be drawn on a log axis: left out, and said
+        return np.where(y > 0, y, np.nan) if log else y
+
+    def bound(s) -> str:
+        return f"{'upper' if s['sense'] == '<=' else 'lower'} bound"
+
+    ax.plot(t, drawn(rhs), "-", color="C3", label=bound(series), lw=3.0, alpha=0.45)
     other = series.get("other")
     if other is not None and len(other["t"]) == len(t):  # a two-sided claim: the other bound too
-        o = np.asarray(other["rhs"], dtype=float)
-        ax.plot(t, np.where(o > 0, o, np.nan) if log else o, "-", color="C2", lw=3.0, alpha=0.45,
-                label=f"{'upper' if other['sense'] == '<=' else 'lower'} bound")
-    ax.plot(t, lhs_d, "-", color="C0", label="measured" + (f" ({zeros} zeros not drawn)" if log and zeros else ""), lw=1.2)
+        ax.plot(t, drawn(np.asarray(other["rhs"], dtype=float)), "-", color="C2", lw=3.0, alpha=0.45, label=bound(other))
+    ax.plot(t, drawn(lhs), "-", color="C0", label="measured" + (f" ({zeros} zeros not drawn)" if log and zeros else ""), lw=1.2)
     if log:
         ax.set_yscale("log")
     ax.set_ylabel(_short(series["what"]), fontsize=8)
@@ -68,7 +68,7 @@ def _plot(series, title: str) -> bytes | None:
     if len(finite):  # at least 1 +- 5% in view, so rounding-level wiggles do not fill the panel
         rax.set_ylim(min(0.95, float(finite.min())) - 0.02, max(1.05, float(finite.max())) + 0.02)
     rax.ticklabel_format(axis="y", useOffset=False)
-    rax.set_ylabel(f"measured / {side} bound", fontsize=8)
+    rax.set_ylabel(f"measured / {bound(series)}", fontsize=8)
     rax.set_xlabel("training step t")
     rax.grid(alpha=0.3)
     fig.tight_layout()
@@ -129,9 +129,11 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
                 png = _plot(r.series, _title(r.claim.name, r.series["what"]))
                 if png:
                     name = f"plots/{_slug(r.claim.name)}.png"
-                    atomic_write_bytes(os.path.join(tmp, name), png)
+                    with open(os.path.join(tmp, name), "wb") as f:  # the directory is swapped in whole
+                        f.write(png)
                     lines += ["", f"![{r.claim.name}]({name})"]
             if r.counterexample:
                 lines += ["", "Counterexample (paste into `ntpcheck check`):", "", "```", r.counterexample.rstrip(), "```"]
-        atomic_write_bytes(os.path.join(tmp, "report.md"), ("\n".join(lines) + "\n").encode())
+        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
     return os.path.join(out_dir, "report.md")

@@ -15,12 +15,9 @@ from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import RunInterrupted, Verdict, matrix_cells, run_claims, select_claims, versions
 
 from . import render
-from .output import check_output_dir, check_output_file, write_json
+from .output import INTERRUPTED, check_output_dir, check_output_file, write_json
 
-__all__ = ["run_verify", "run_matrix", "run_papers", "INTERRUPTED"]
-
-#: Exit status after Ctrl-C (128 + SIGINT), with the finished part written out.
-INTERRUPTED = 130
+__all__ = ["run_verify", "run_matrix", "run_papers"]
 
 
 def _progress(line: str) -> None:
