@@ -83,12 +83,13 @@ def solver_dataset(kind: str, n_vocab: int, seed: int = 0) -> Dataset:
     if kind == "complete-star":
         return bench_dataset(n_vocab, seed=seed)
     if kind == "prefix-closed":
-        return random_realizable_dataset(n_vocab, 8 * n_vocab, max_len=8, seed=seed)
+        return random_realizable_dataset(n_vocab, 8 * n_vocab, max_len=8, seed=seed, approximate=True)
     samples = _winners_losers(n_vocab, seed, kind == "many-optimal")
     return Dataset.from_samples(samples, vocab=[f"t{i}" for i in range(n_vocab)], name=f"{kind}-{n_vocab}")
 
 
-def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: int = 8, seed: int = 0) -> Dataset:
+def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: int = 8, seed: int = 0, *,
+                              approximate: bool = False) -> Dataset:
     """A random prefix-closed dataset satisfying Assumptions 1-3, of about ``n_samples`` samples.
 
     The same construction as :func:`strategies.realizable_datasets`
@@ -98,8 +99,9 @@ def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: i
 
     Assumptions 1-3 cap how many samples a vocabulary can carry; when 400
     attempts in a row add none, the dataset reached so far is returned, with a
-    :class:`UserWarning` naming its size if that is below 90% of ``n_samples``
-    (the Section 7 default, 84 of 90 at seed 5, is "about" the size asked for).
+    :class:`UserWarning` naming its size if that is below 90% of ``n_samples``,
+    unless ``approximate`` says that any size near it will do (the Section 7
+    setups ask for "about 90" and reach 70-85).
     """
     from .construct import DatasetBuilder, token_names
 
@@ -112,7 +114,7 @@ def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: i
         before = b.n_samples
         b.grow((pool[int(rng.integers(n_vocab))],), max_len=max_len, max_samples=n_samples, prefix_closed=True, weight=1.0)
         stall = stall + 1 if b.n_samples == before else 0
-    if b.n_samples < 0.9 * n_samples:
+    if not approximate and b.n_samples < 0.9 * n_samples:
         import warnings
 
         warnings.warn(f"random_realizable_dataset: reached {b.n_samples} of the {n_samples} samples asked for "

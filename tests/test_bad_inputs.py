@@ -219,3 +219,18 @@ def test_json_outputs_match_their_schema(command, claims, tmp_path, capsys):
     jsonschema.validate(json.loads(path.read_text()), schema)
     assert main([command, "--claims", claims, "--profile", "quick", "--json", "-"]) == 0
     jsonschema.validate(json.loads(capsys.readouterr().out), schema)
+
+
+def test_synthetic_generator_names_the_size_it_reached():
+    """Asked for more samples than Assumptions 1-3 admit, the generator says how many it made;
+    with approximate=True (the Section 7 setups' "about 90") it does not."""
+    import warnings
+
+    from ntpcheck.synthetic import random_realizable_dataset
+
+    with pytest.warns(UserWarning, match=r"reached \d+ of the 10000 samples"):
+        ds = random_realizable_dataset(10, 10_000)
+    assert ds.n_samples < 9000
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        random_realizable_dataset(10, 10_000, approximate=True)
