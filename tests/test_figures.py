@@ -49,7 +49,7 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
 
 def test_verify_report(tmp_path):
     out = tmp_path / "rep"
-    assert main(["verify", "--profile", "quick", "--claims", "Lemma 1,Cor. 1", "--report", str(out)]) == 0
+    assert main(["verify", "--profile", "quick", "--claims", "Lemma 1,Cor. 1,Lemma 3,Ex. 1", "--report", str(out)]) == 0
     text = (out / "report.md").read_text()
     assert "| Lemma 1 |" in text and "## Cor. 1 [k=5]: falsified" in text
     assert "```\n# counterexample" in text  # the counterexample, pasteable
@@ -57,3 +57,13 @@ def test_verify_report(tmp_path):
     assert pngs and all(p.stat().st_size > 5000 for p in pngs)
     for p in pngs:
         assert f"plots/{p.name}" in text
+    # One plot per claim (falsified ones included, with the counterexample's instance in the caption),
+    # or, for a numerical tolerance or a rounding-level quantity, why not in words.
+    sections = text.split("\n## ")[1:]
+    assert len(sections) == 4
+    for sec in sections:
+        assert "](plots/" in sec or "not plotted" in sec, sec.splitlines()[0]
+        if "](plots/" in sec:
+            assert "|V| = " in sec or "instances: |V|" in sec
+    falsified = next(sec for sec in sections if sec.startswith("Cor. 1 [k=5]: falsified"))
+    assert "*Counterexample: |V| = " in falsified

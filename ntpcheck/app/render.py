@@ -34,6 +34,7 @@ __all__ = [
     "table",
     "indent",
     "result_summary",
+    "c0_text",
     "results_table",
     "results_json",
     "matrix_table",
@@ -164,8 +165,8 @@ def result_summary(r: ClaimResult) -> str:
     m = r.measured
     if r.verdict is Verdict.FALSIFIED:
         return f"slack {m.get('slack', float('nan')):.3g}"
-    if "implied_c0" in m:
-        return f"needs c_0 >= {m['implied_c0']:.3g}"
+    if m.get("implied_c0") is not None:
+        return c0_text(m)
     if "fitted_exponent" in m:
         ci = m.get("exponent_ci")
         return f"slowest fitted t^{m['fitted_exponent']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
@@ -173,6 +174,13 @@ def result_summary(r: ClaimResult) -> str:
         return f"rate {m['rate']}"
     ws = m.get("worst_slack")
     return "-" if ws is None else f"worst slack {ws:.3g}"
+
+
+def c0_text(m) -> str:
+    """Theorem 2's two constants said apart: the ``c_0`` its thresholds were evaluated
+    at, and the smallest ``c_0`` the run is consistent with (``implied_c0``)."""
+    used = f"c_0 = {m['c0']:g} used; " if m.get("c0") is not None else ""
+    return f"{used}smallest c_0 consistent: {m['implied_c0']:.3g}"
 
 
 def counts_text(counts) -> str:

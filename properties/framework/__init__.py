@@ -22,7 +22,8 @@ from .conjecture import conjecture
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
 from .runner import (COUNT_NAMES, PROFILES, ClaimResult, Profile, RunInterrupted, Search, aggregate, evaluate, prepare, run_claim, run_claims,
-                     search_claim, search_settings, select_claims, versions)
+                     search_claim, search_settings, versions)
+from .selection import select_claims
 from .on_instance import run_on_instance
 from .sabotage import run_sabotage, tightest_factor
 from .verdicts import Outcome, Verdict

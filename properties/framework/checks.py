@@ -202,7 +202,7 @@ def inequality(
     k = int(np.argmin(slack))
     # rhs_kind "tolerance": the right side is a numerical tolerance (an identity checked to
     # rounding), not the paper's bound; reports say so in words instead of plotting it as a bound.
-    series = {"t": steps, "lhs": lhs, "rhs": rhs, "what": what, "sense": sense, "rhs_kind": rhs_kind}
+    series = {"t": steps, "lhs": lhs, "rhs": rhs, "what": what, "sense": sense, "rhs_kind": rhs_kind, "floor": floor}
     measured = {
         "worst_t": int(steps[k]),
         "lhs": float(lhs[k]),

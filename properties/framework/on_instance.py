@@ -48,5 +48,6 @@ def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str]) -> Clai
         said = {True: "the conclusion holds there", False: "the conclusion fails there", None: "the conclusion was not decided"}[held]
         detail = f"the data break {', '.join(listed)}, which the claim assumes; {said} ({o.verdict}: {o.detail})"
         return ClaimResult(claim, Verdict.OUTSIDE, count([Outcome(Verdict.OUTSIDE)]), measured, cex, detail,
-                           o.series, 1, tuple(breaks), held)
-    return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict))
+                           o.series, 1, tuple(breaks), held, instance=o.instance, per_instance=((o.verdict, o.slack, o.instance, False),))
+    return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict),
+                       instance=o.instance, per_instance=((o.verdict, o.slack, o.instance, False),))

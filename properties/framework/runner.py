@@ -44,8 +44,8 @@ __all__ = [
     "search_claim",
     "run_claims",
     "RunInterrupted",
-    "select_claims",
     "counterexample_text",
+    "describe",
     "versions",
 ]
 
@@ -98,6 +98,11 @@ class ClaimResult:
     conclusion_holds: bool | None = None
     #: Wall time of the run (search, shrinking and pinned examples), when measured.
     seconds: float | None = field(default=None, compare=False)
+    #: The sizes and parameters of the instance behind ``series`` (the worst one, or the counterexample).
+    instance: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: ``(verdict, slack, instance, shrunk)`` of every instance counted, in draw order, then any shrunk
+    #: counterexample (``shrunk`` True), for the report's plots.
+    per_instance: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def instances(self) -> int:
@@ -137,8 +142,10 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
     breaks an assumption) or of the check itself becomes an ``error`` outcome.
     """
     try:
+        ready = prepare(claim, inst)
         with np.errstate(over="ignore", under="ignore"):
-            return claim.check(evidence(prepare(claim, inst)))
+            o = claim.check(evidence(ready))
+        return dataclasses.replace(o, instance=describe(ready))
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
     except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
@@ -146,6 +153,23 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
 
         where = traceback.extract_tb(e.__traceback__)[-1]
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e} (at {where.filename.split('/')[-1]}:{where.lineno})")
+
+
+def describe(inst: Instance) -> dict[str, Any]:
+    """The sizes and training parameters of ``inst`` (for captions): ``V``, ``N``, ``L_max``,
+    ``T``, ``T2``, ``eta0``, ``eta``."""
+    ds = inst.dataset
+    eta0, eta = inst.steps
+    return {"V": ds.n_vocab, "N": ds.n_samples, "L_max": ds.l_max, "T": inst.T, "T2": inst.T2, "eta0": float(eta0), "eta": float(eta)}
+
+
+def _per_instance(outcomes: Sequence[Outcome], shrunk: Outcome | None = None) -> tuple:
+    """``(verdict, slack, instance, shrunk)`` per outcome counted, then the shrunk counterexample
+    if it is not the last of them (Hypothesis's shrinking checks more instances than are counted)."""
+    rows = [(o.verdict, o.slack, o.instance, False) for o in outcomes]
+    if shrunk is not None and not (outcomes and outcomes[-1] is shrunk):
+        rows.append((shrunk.verdict, shrunk.slack, shrunk.instance, True))
+    return tuple(rows)
 
 
 def counterexample_text(claim: Claim, inst: Instance, o: Outcome) -> str:
@@ -181,7 +205,8 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     counts = count(outcomes)
     errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
     if errors:
-        return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested)
+        return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested,
+                           per_instance=_per_instance(outcomes))
     held = [o for o in outcomes if o.verdict is Verdict.HOLDS]
     if len(held) >= min_tested:
         verdict = Verdict.HOLDS
@@ -213,7 +238,8 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     detail = worst.detail
     if verdict is not Verdict.HOLDS:
         detail = f"only {len(held)} of the {min_tested} instances required held non-vacuously; " + detail
-    return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested)
+    return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested,
+                       instance=worst.instance, per_instance=_per_instance(outcomes))
 
 
 class Search:
@@ -326,24 +352,8 @@ def search_settings(max_examples: int, **overrides):
 def _falsified(claim: Claim, inst: Instance, o: Outcome, outcomes: Sequence[Outcome], need: int, note: str = "") -> ClaimResult:
     """The result of a claim falsified by ``inst`` (outcome ``o``) after ``outcomes``."""
     return ClaimResult(claim, Verdict.FALSIFIED, count(outcomes), {"slack": o.slack, **dict(o.measured)},
-                       counterexample_text(claim, inst, o), o.detail + note, o.series, need)
-
-
-def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:
-    """Claims whose id or full name is in the comma-separated ``spec`` (all if None)."""
-    if not spec:
-        return list(registry)
-    wanted = [w.strip() for w in spec.split(",") if w.strip()]
-    if not wanted:
-        raise NTPCheckError(f"--claims {spec!r} names no claim (give comma-separated ids or names, e.g. 'lemma1,Ex. 1')")
-    out = []
-    for w in wanted:
-        hit = [c for c in registry if w in (c.id, c.name)]
-        if not hit:
-            ids = ", ".join(dict.fromkeys(c.id for c in registry))
-            raise NTPCheckError(f"unknown claim {w!r}; known claims: {ids}")
-        out.extend(c for c in hit if c not in out)
-    return out
+                       counterexample_text(claim, inst, o), o.detail + note, o.series, need,
+                       instance=o.instance, per_instance=_per_instance(outcomes, o))
 
 
 def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, *, pinned: bool = True) -> list[ClaimResult]:

@@ -67,6 +67,9 @@ class Outcome:
     series : dict or None
         ``{"t", "lhs", "rhs", "what", "sense"}``: the measured quantity and its
         bound over t, for plots (not part of the JSON).
+    instance : dict or None
+        The checked instance's sizes and parameters (``V``, ``N``, ``L_max``,
+        ``T``, ``T2``, ``eta0``, ``eta``), for captions; set by the runner.
     """
 
     verdict: Verdict
@@ -74,3 +77,4 @@ class Outcome:
     measured: Mapping[str, Any] = field(default_factory=dict)
     detail: str = ""
     series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    instance: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)

@@ -184,7 +184,7 @@ def check_cor1(ev: Evidence, *, k: int = 5) -> Outcome:
     lo = inequality(m, A * np.ones_like(m), t, sense=">=", what="margin > A", scale=A * np.ones_like(m))
     hi = inequality(m, 3.0 * A * np.ones_like(m), t, sense="<=", what="margin < 3A", scale=A * np.ones_like(m))
     out = worst(lo, hi, check_lemma3(ev))
-    return Outcome(out.verdict, out.slack, {**out.measured, "A": A, "max_margin_over_A": float(m.max() / A), "4||W*||": 4 * safe_norm(ev.w_ov_star), "eta0": eta0, "T": T}, out.detail)
+    return Outcome(out.verdict, out.slack, {**out.measured, "A": A, "max_margin_over_A": float(m.max() / A), "4||W*||": 4 * safe_norm(ev.w_ov_star), "eta0": eta0, "T": T}, out.detail, out.series)
 
 
 def check_cor1_corrected(ev: Evidence, *, k: int = 5) -> Outcome:

@@ -7,6 +7,7 @@ from :mod:`.bounds`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -175,6 +176,7 @@ def check_thm2_attention(ev: Evidence, *, c0: float = THM2_C0, c1_factor: float 
     info["C1"] = C1
     # Trivial while the bound is at most 1/L_max, which Lemma 5's floor gives for free.
     return _thm2_compare(ev, m, info, log_non_optimal_mass(ev), bounds.thm2_log_non_optimal_mass(s.steps, C1, L),
+                         what="log of the non-optimal attention mass",
                          failure="the non-optimal attention is exp({lhs:.6g}) > allowed exp({rhs:.6g}): "
                                  "the optimal attention is below (1 + L_max e^(-C_1 t))^-1",
                          trivial=bounds.thm2_attention(s.steps, C1, L) <= 1.0 / L, trivial_what="at or below the trivial 1/L_max")
@@ -196,12 +198,12 @@ def check_thm2_loss(ev: Evidence, *, c0: float = THM2_C0) -> Outcome:
         logl = np.log(s.loss)
     # Where the loss underflowed to 0 it is only known to be below the smallest float: undecided there
     # unless the bound is above that.  Trivial while the bound is above the loss at the start of stage 2.
-    return _thm2_compare(ev, m, info, logl, logb, failure="the loss exp({lhs:.6g}) exceeds the bound exp({rhs:.6g})",
+    return _thm2_compare(ev, m, info, logl, logb, what="log L(theta^(t))", failure="the loss exp({lhs:.6g}) exceeds the bound exp({rhs:.6g})",
                          trivial=logb >= math.log(max(s.loss[0], 1e-300)), trivial_what="above the starting loss",
                          known=(s.loss > 0) | (logb >= math.log(np.finfo(float).tiny)))
 
 
-def _thm2_compare(ev: Evidence, m: np.ndarray, info: dict, lhs: np.ndarray, rhs: np.ndarray, *, failure: str,
+def _thm2_compare(ev: Evidence, m: np.ndarray, info: dict, lhs: np.ndarray, rhs: np.ndarray, *, what: str, failure: str,
                   trivial: np.ndarray, trivial_what: str, known: np.ndarray | None = None) -> Outcome:
     """Theorem 2's verdict from ``lhs <= rhs`` (both logs, per recorded step) at the steps ``m``
     past the thresholds: ``falsified`` at the worst violation (``failure`` formatted with its
@@ -220,12 +222,16 @@ def _thm2_compare(ev: Evidence, m: np.ndarray, info: dict, lhs: np.ndarray, rhs:
     k = int(np.argmin(slack))
     tk = int(s.steps[m][k])
     window = f"t in [{info['t_threshold']}, {info['t_max']}]"
+    # Both sides are logs: plots show them on a linear axis and their difference, not a ratio.
+    series = {"t": s.steps[m], "lhs": lhs[m], "rhs": rhs[m], "what": what, "sense": "<=", "rhs_kind": "bound", "log_units": True}
     if slack[k] < -RTOL * max(1.0, abs(rhs[m][k])):
-        return falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}), "
-                         + failure.format(lhs=lhs[m][k], rhs=rhs[m][k]), worst_t=tk, **info)
-    if np.all(trivial[m]):
-        return vacuous(float(slack[k]), f"the bound stays {trivial_what} for {window}", **info)
-    return holds(float(slack[k]), f"holds at every {window} (c_0 = {info['c0']:g}); tightest at t = {tk}", worst_t=tk, **info)
+        o = falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}), "
+                      + failure.format(lhs=lhs[m][k], rhs=rhs[m][k]), worst_t=tk, **info)
+    elif np.all(trivial[m]):
+        o = vacuous(float(slack[k]), f"the bound stays {trivial_what} for {window}", **info)
+    else:
+        o = holds(float(slack[k]), f"holds at every {window} (c_0 = {info['c0']:g}); tightest at t = {tk}", worst_t=tk, **info)
+    return dataclasses.replace(o, series=series)
 
 
 def _implied_c0(t_from: int | None, steps: np.ndarray, eta: float, n: int, l_max: int, w_kq: float) -> float | None:
