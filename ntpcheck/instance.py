@@ -20,12 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .data import Dataset
 from .embeddings import as_embeddings
 from .training import TrainingConfig
+
+if TYPE_CHECKING:
+    from .algorithms import Variant
 
 __all__ = ["Instance"]
 
@@ -47,6 +51,8 @@ class Instance:
         If set, stage 1's output is replaced by the idealised matrix whose
         margins all equal this value (Appendix C.1; see
         :func:`ntpcheck.training.idealised_stage1`).
+    algorithm : Variant or None
+        The training algorithm (:mod:`ntpcheck.algorithms`); None: Algorithm 1.
     """
 
     dataset: Dataset
@@ -56,6 +62,7 @@ class Instance:
     eta0: float | None = None
     eta: float | None = None
     stage1_margin: float | None = None
+    algorithm: Variant | None = None
 
     def with_params(self, **params) -> "Instance":
         """The same data with other training parameters (``T``, ``T2``, ``eta0``, ``eta``, ``stage1_margin``)."""
@@ -91,13 +98,13 @@ class Instance:
         from .textformat import dumps
 
         emb = None if self.embeddings is None else self.E.tobytes()
-        return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin)
+        return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin, self.algorithm)
 
     def __repr__(self) -> str:
         extra = []
         if self.embeddings is not None:
             extra.append(f"embeddings=<{self.E.shape[0]}x{self.E.shape[1]}>")
-        extra += [f"T={self.T}", f"T2={self.T2}"]
+        extra += [f"T={self.T}", f"T2={self.T2}"] + ([f"algorithm={self.algorithm.name}"] if self.algorithm is not None else [])
         for name in ("eta0", "eta", "stage1_margin"):
             if getattr(self, name) is not None:
                 extra.append(f"{name}={getattr(self, name)!r}")

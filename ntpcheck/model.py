@@ -45,6 +45,7 @@ __all__ = [
     "softmax_backward_pairwise",
     "softmax_backward_centred",
     "grad_ov",
+    "grad_both",
     "stage1_loss",
     "stage1_grad",
     "stage1_grad_scaled",
@@ -266,6 +267,28 @@ def grad_ov(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleA
     np.add.at(Phi, (np.repeat(n, arr.l_max)[arr.mask.ravel()], arr.tokens[arr.mask]), phi[arr.mask])
     M = (arr.pi[:, None] * g).T @ Phi  # (V_out, V_tok)
     return M if E is None else M @ E.T
+
+
+def grad_both(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """``(grad_{W_ov} L, grad_{W_kq} L, L, phi)`` from one forward pass (joint training).
+
+    The two gradients of :func:`grad_ov` and :func:`grad_kq` (Eq. 6, with the
+    softmax Jacobian in the centred form :func:`softmax_backward_centred`),
+    sharing the attention, logits and softmax.
+    """
+    phi = attention(Wkq, E, arr)
+    z = logits(Wov, Wkq, E, arr, phi)
+    lo, p = cross_entropy_parts(z, arr.target)
+    n = np.arange(arr.n_samples)
+    U = _token_values(Wov, E)
+    h = arr.pi[:, None] * _g_dot_columns(p, arr.target, U)[n[:, None], arr.tokens]
+    G_kq = _score_gradient(softmax_backward_centred(phi, h), arr, E)
+    g = p * arr.pi[:, None]
+    g[n, arr.target] = -g.sum(axis=1)
+    Phi = np.zeros((arr.n_samples, arr.n_vocab))
+    np.add.at(Phi, (np.broadcast_to(n[:, None], arr.tokens.shape)[arr.mask], arr.tokens[arr.mask]), phi[arr.mask])
+    G_ov = g.T @ Phi
+    return (G_ov if E is None else G_ov @ E.T), G_kq, float(arr.pi @ lo), phi
 
 
 def stage1_loss(Wov: np.ndarray, E: np.ndarray | None, coll: CollocationArrays) -> float:

@@ -145,7 +145,6 @@ def _ragged_cross(left_group: np.ndarray, right_group: np.ndarray, n_groups: int
 
     Pairs come grouped, then in the order of ``i``, then of ``j``.
     """
-    cl = np.bincount(left_group, minlength=n_groups)
     cr = np.bincount(right_group, minlength=n_groups)
     start_r = np.concatenate([[0], np.cumsum(cr)[:-1]])
     reps = cr[left_group]

@@ -77,8 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "a claim's assumption the verdict is outside-hypotheses and conclusion_holds says whether the conclusion held")
     p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
 
-    p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2)")
-    p.add_argument("figure", choices=["figure2"])
+    p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2), or compare training algorithms (algorithms)")
+    p.add_argument("figure", choices=["figure2", "algorithms"],
+                   help="figure2: Section 7's Figure 2 with the bounds; algorithms: each variant of Algorithm 1's alignment "
+                        "to the Frobenius and nuclear-norm max-margin directions")
     p.add_argument("--out", default=".", help="output directory (default: current)")
     p.add_argument("--seed", type=_seed, default=0)
     p.add_argument("--trials", type=_at_least(1), default=20, help="trials for the test-loss panel (default 20)")
@@ -89,8 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cvxpy-max", type=_non_negative_int, default=400, help="largest |V| given to the cvxpy solvers (default 400)")
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
 
-    p = sub.add_parser("matrix", help="assumption-necessity matrix: each claim on data breaking one condition")
+    p = sub.add_parser("matrix", help="assumption-necessity matrix (each claim on data breaking one condition), or "
+                                      "with --axis algorithm each claim under each training algorithm")
     _add_claim_run(p, default_profile="quick")
+    p.add_argument("--axis", choices=["assumption", "algorithm"], default="assumption",
+                   help="assumption (default): drop one condition per column; algorithm: train with one variant of "
+                        "Algorithm 1 per column, on data meeting every assumption")
 
     sub.add_parser("papers", help="the papers whose claims ntpcheck checks, with their claim counts")
     return parser
@@ -331,6 +337,10 @@ def cmd_reproduce(args) -> int:
 
     check_output_dir(args.out, "--out")
     t0 = time.perf_counter()
+    if args.figure == "algorithms":
+        from .algorithms_figure import reproduce_algorithms
+
+        return reproduce_algorithms(args.out, args.seed, t0)
     fd = figure2_data(args.seed, args.trials)
     png, csvp = os.path.join(args.out, "figure2.png"), os.path.join(args.out, "figure2.csv")
     atomic_write_bytes(csvp, csv_text(fd).encode())

@@ -38,6 +38,9 @@ __all__ = [
     "results_table",
     "results_json",
     "matrix_table",
+    "algorithm_table",
+    "algorithm_legend",
+    "algorithm_json",
     "matrix_json",
     "json_default",
 ]
@@ -231,6 +234,7 @@ def matrix_json(cells: list[MatrixCell], paper: str, profile: str, seed: int, ve
     """The JSON object of ``ntpcheck matrix --json``."""
     return {
         "paper": paper,
+        "axis": "assumption",
         "rows": [
             {"claim": c.claim.id, "variant": c.claim.reading, "dropped": c.condition, "listed": c.listed,
              "verdict": c.result.verdict.value, "counts": dict(c.result.counts), "counterexample": c.result.counterexample,
@@ -242,6 +246,43 @@ def matrix_json(cells: list[MatrixCell], paper: str, profile: str, seed: int, ve
         "pinned": pinned,
         "versions": versions,
     }
+
+
+def algorithm_table(cells: list, variants) -> str:
+    """The algorithm axis as text: a row per claim, a column per training algorithm."""
+    names = list(dict.fromkeys(c.claim.name for c in cells))
+    by = {(c.claim.name, c.algorithm.name): c for c in cells}
+    rows = [[n] + [_algorithm_cell_text(by.get((n, v.name))) for v in variants] for n in names]
+    return table(rows, ["claim"] + [v.name for v in variants])
+
+
+def _algorithm_cell_text(cell) -> str:
+    if cell is None:
+        return ""
+    if cell.result is None:
+        return "n/a"
+    return f"{cell.result.verdict.value} {cell.result.counts['tested']}/{cell.result.counts['drawn']}"
+
+
+def algorithm_legend(variants) -> str:
+    """One line per training algorithm: its name and what it changes."""
+    return "\n".join(f"{v.name}: {v.description}" for v in variants)
+
+
+def algorithm_json(cells: list, paper: str, profile: str, seed: int, versions: dict, pinned: bool = True) -> dict:
+    """The JSON object of ``ntpcheck matrix --axis algorithm --json``."""
+    rows = []
+    for c in cells:
+        r = c.result
+        rows.append({"claim": c.claim.id, "variant": c.claim.reading, "algorithm": c.algorithm.name,
+                     "paper_algorithm": c.paper_algorithm, "applicable": r is not None,
+                     "verdict": None if r is None else r.verdict.value, "counts": None if r is None else dict(r.counts),
+                     "counterexample": None if r is None else r.counterexample, "detail": c.reason if r is None else r.detail})
+    algs = {c.algorithm.name: c.algorithm for c in cells}
+    return {"paper": paper, "axis": "algorithm", "rows": rows,
+            "algorithms": [{"name": a.name, "description": a.description, **{k: getattr(a, k) for k in (
+                "schedule", "optimizer", "init_scale", "factorised", "batch_size", "lr", "seed")}} for a in algs.values()],
+            "profile": profile, "seed": seed, "pinned": pinned, "versions": versions}
 
 
 def json_default(x):

@@ -12,7 +12,7 @@ import time
 
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.properties import PAPERS, paper
-from ntpcheck.properties.framework import RunInterrupted, Verdict, matrix_cells, run_claims, select_claims, versions
+from ntpcheck.properties.framework import RunInterrupted, Verdict, algorithm_cells, matrix_cells, run_claims, select_claims, versions
 
 from . import render
 from .output import INTERRUPTED, check_output_dir, check_output_file, write_json
@@ -95,17 +95,14 @@ def run_matrix(args) -> int:
     _check_outputs(args)
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
+    if getattr(args, "axis", "assumption") == "algorithm":
+        return _run_algorithm_axis(args, p, claims)
     if not any(c.setup is not None for c in claims):
         names = ", ".join(c.name for c in claims)
         raise NTPCheckError(f"--claims {args.claims!r}: {names} check fixed examples, so they have no cells in the matrix")
     out = _text_stream(args)
     t0 = time.perf_counter()
-    complete = True
-    try:
-        cells = matrix_cells(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
-    except RunInterrupted as e:
-        cells, complete = e.results, False
-        print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
+    cells, complete = _cells(matrix_cells, p, claims, args)
     if cells:
         print(render.matrix_table(cells, p.conditions), file=out)
         print("\n* = a condition the claim does not list among its assumptions; n/m = instances tested / drawn", file=out)
@@ -115,6 +112,39 @@ def run_matrix(args) -> int:
             print(f"\n{c.claim.name} fails without {c.condition}, {why}:\n{c.result.counterexample}", file=out)
     print(f"\n{len(cells)} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
     obj = render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned)
+    obj["complete"] = complete
+    write_json(args.json_path, obj)
+    return 0 if complete else INTERRUPTED
+
+
+def _cells(run, p, claims, args) -> tuple[list, bool]:
+    """``run(paper, claims, ...)``'s cells and whether all finished (Ctrl-C keeps the finished ones)."""
+    try:
+        return run(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned), True
+    except RunInterrupted as e:
+        print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
+        return e.results, False
+
+
+def _run_algorithm_axis(args, p, claims) -> int:
+    """``ntpcheck matrix --axis algorithm``: each claim of ``p.algorithm_claims`` under each variant."""
+    meaningful = {name for name, _ in p.algorithm_claims}
+    if not any(c.name in meaningful for c in claims):
+        raise NTPCheckError(f"--claims {args.claims!r}: none of these claims is on the algorithm axis; it has "
+                            + ", ".join(sorted(meaningful)) if meaningful else f"paper {p.name} has no algorithm axis")
+    out = _text_stream(args)
+    t0 = time.perf_counter()
+    cells, complete = _cells(algorithm_cells, p, claims, args)
+    if cells:
+        print(render.algorithm_table(cells, p.variants), file=out)
+        print("\nn/m = instances tested / drawn; n/a = the claim's bounds are in NGD's step size, which this algorithm does not take",
+              file=out)
+        print("\n" + render.algorithm_legend(p.variants), file=out)
+    for c in cells:
+        if c.result is not None and c.result.counterexample:
+            print(f"\n{c.claim.name} fails with {c.algorithm.name}:\n{c.result.counterexample}", file=out)
+    print(f"\n{len(cells)} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
+    obj = render.algorithm_json(cells, p.name, args.profile, args.seed, versions(), args.pinned)
     obj["complete"] = complete
     write_json(args.json_path, obj)
     return 0 if complete else INTERRUPTED

@@ -21,6 +21,7 @@ from .claim import Claim, Finding, Paper, Structural, Tighten, slugify
 from .conjecture import conjecture
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
+from .algorithm_axis import AlgorithmCell, algorithm_cells
 from .runner import (COUNT_NAMES, PROFILES, ClaimResult, Profile, RunInterrupted, Search, aggregate, evaluate, prepare, run_claim, run_claims,
                      search_claim, search_settings, versions)
 from .selection import select_claims
@@ -69,5 +70,7 @@ __all__ = [
     "select_claims",
     "versions",
     "MatrixCell",
+    "AlgorithmCell",
+    "algorithm_cells",
     "matrix_cells",
 ]

@@ -185,6 +185,14 @@ class Paper:
     violated : callable
         ``violated(instance) -> list of str``: the conditions an instance breaks
         (used to file the claims' pinned examples under the matrix's columns).
+    variants : tuple
+        The training algorithms of the matrix's algorithm axis
+        (:class:`ntpcheck.algorithms.Variant`; the first is the paper's own).
+    algorithm_claims : tuple of (str, str)
+        ``(claim name, needs)``: the claims whose conclusion is meaningful under
+        another algorithm, and which variants: ``"any"``, or ``"normalised"``
+        (bounds stated in the NGD step size, meaningful only when every step
+        moves ``W_kq`` by exactly that much).
     """
 
     name: str
@@ -193,6 +201,8 @@ class Paper:
     conditions: tuple[str, ...]
     breaking: Callable[[str, str], Any]
     violated: Callable[[Any], list[str]] = lambda inst: []
+    variants: tuple = ()
+    algorithm_claims: tuple[tuple[str, str], ...] = ()
 
     def pinned_breaking(self, condition: str) -> tuple[Callable[[], Any], ...]:
         """The pinned examples of any claim that break exactly ``condition``."""

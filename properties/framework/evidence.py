@@ -144,7 +144,7 @@ class Evidence:
 
     @cached_property
     def trajectory(self) -> Trajectory:
-        """Algorithm 1 with the instance's parameters, all weights kept.
+        """Algorithm 1 (or the instance's ``algorithm``) with the instance's parameters, all weights kept.
 
         References for the alignment curves are ``W*_ov`` and ``W*_kq`` when
         they can be computed (else the curves are NaN).
@@ -158,6 +158,10 @@ class Evidence:
                 refs.append(getattr(self, name))
             except NTPCheckError:
                 refs.append(None)
+        if self.instance.algorithm is not None:  # a variant of Algorithm 1 (the matrix's algorithm axis)
+            from ntpcheck.algorithms import train_variant
+
+            return train_variant(self.structure, self.instance.algorithm, self.instance.config, self.E, tuple(refs), keep_weights=True)
         return train(self.structure, self.instance.config, self.E, tuple(refs), keep_weights=True)
 
     def __repr__(self) -> str:

@@ -160,7 +160,8 @@ def describe(inst: Instance) -> dict[str, Any]:
     ``T``, ``T2``, ``eta0``, ``eta``."""
     ds = inst.dataset
     eta0, eta = inst.steps
-    return {"V": ds.n_vocab, "N": ds.n_samples, "L_max": ds.l_max, "T": inst.T, "T2": inst.T2, "eta0": float(eta0), "eta": float(eta)}
+    return {"V": ds.n_vocab, "N": ds.n_samples, "L_max": ds.l_max, "T": inst.T, "T2": inst.T2, "eta0": float(eta0), "eta": float(eta),
+            "algorithm": None if inst.algorithm is None else inst.algorithm.name}
 
 
 def _per_instance(outcomes: Sequence[Outcome], shrunk: Outcome | None = None) -> tuple:
@@ -176,6 +177,8 @@ def counterexample_text(claim: Claim, inst: Instance, o: Outcome) -> str:
     """The counterexample in the text format, its parameters and the failure in the header."""
     inst = prepare(claim, inst)
     params = f"T = {inst.T}, T' = {inst.T2}, eta0 = {inst.steps[0]:.6g}, eta = {inst.steps[1]:.6g}"
+    if inst.algorithm is not None:
+        params += f", trained with {inst.algorithm.name}: {inst.algorithm.description}"
     emb = "canonical embeddings" if inst.embeddings is None else f"embeddings {inst.E.shape[0]}x{inst.E.shape[1]}"
     header = f"counterexample ({emb}; {params})\n{o.detail}"
     return dumps(inst.dataset, header=header)

@@ -10,6 +10,7 @@ Next-token Prediction* (NeurIPS 2024): every claim as a checkable record.
 * :mod:`.claims`: the ``CLAIMS`` records.
 """
 
+from ntpcheck.algorithms import VARIANTS
 from ntpcheck.assumptions import CONDITIONS
 
 from ..framework.claim import Paper
@@ -25,4 +26,14 @@ PAPER = Paper(
     conditions=tuple(CONDITIONS),
     breaking=setups.breaking,
     violated=setups.violated,
+    variants=VARIANTS,
+    # The conclusions that mean something under another training algorithm (issue 15).  Thm. 1's
+    # rate (T' = 20000) is left to ``ntpcheck reproduce algorithms``, which fits every variant's rate.
+    algorithm_claims=(
+        ("Lemma 5 [trained W_ov]", "any"),         # optimal-token attention rises monotonically
+        ("Thm. 1 [norm, 2||W*||]", "normalised"),  # t eta / (2 ||W*||) <= ||W_kq^(t)|| <= t eta
+        ("Thm. 2 [attention, c_0 = 1]", "normalised"),  # C_1 = eta / (4 L_max ||W*||^2)
+        ("Thm. 3 [prediction]", "any"),            # unseen sentences predicted
+        ("§7", "any"),                              # losses fall, alignment improves, norms grow linearly
+    ),
 )

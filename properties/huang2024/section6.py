@@ -13,7 +13,7 @@ from ntpcheck.structure import Role, theorem3_sentences
 
 from ..framework.checks import falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence
-from ..framework.verdicts import Outcome, Verdict
+from ..framework.verdicts import Outcome
 from .bounds import prop2_hall_deficiency, prop2_values
 
 __all__ = [
