@@ -31,7 +31,8 @@ def test_tolerance_and_rounding_level_are_said_in_words():
     _series([1e-8, 1e-3, 1.0], [1e5, 1e4, 1e3]),                              # decades apart: log axes
     _series([-10.0, -50.0, -90.0], [-1.0, -20.0, -40.0], log_units=True),     # both sides logs
     _series([1.0, 3.0, 2.0], [4.0, 4.0, 4.0], t=[7, 7, 7]),                   # entries at one t
-], ids=["tight", "decades", "log-units", "entries"])
+    _series([1e-2, 1e-4, 1e-6], [0.0, 0.0, 0.0], sense=">="),                 # a bound of 0 (monotonicity)
+], ids=["tight", "decades", "log-units", "entries", "zero-bound"])
 def test_trajectory_png(series):
     png = trajectory_png(series, "title")
     assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"

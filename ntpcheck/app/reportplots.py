@@ -98,7 +98,8 @@ def trajectory_png(series: Mapping[str, Any], title: str) -> bytes | None:
         return np.where(y > 0, y, np.nan) if log else y
 
     style = "-" if over_t else "."
-    ax.plot(x, drawn(rhs), style, color="C3", label=_bound_label(series), lw=3.0, alpha=0.45)
+    ax.plot(x, drawn(rhs), style, color="C3", lw=3.0, alpha=0.45,
+            label=_bound_label(series) + (" 0 (not drawn on the log axis)" if log and not np.any(rhs) else ""))
     other = series.get("other")
     if other is not None and len(other["t"]) == len(t) and over_t:  # a two-sided claim: the other bound too
         ax.plot(x, drawn(np.asarray(other["rhs"], dtype=float)), "-", color="C2", lw=3.0, alpha=0.45, label=_bound_label(other))
@@ -110,11 +111,18 @@ def trajectory_png(series: Mapping[str, Any], title: str) -> bytes | None:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    if log_units:  # both sides are logs: their difference is the log of the bound's factor over the measured value
+    zero_bound = not np.any(rhs)
+    if log_units or zero_bound:  # logs, or a bound of 0 (monotonicity): the difference, as a ratio means nothing
         gap = rhs - lhs if series["sense"] == "<=" else lhs - rhs
         rax.plot(x, gap, style, color="C0", lw=1.2)
         rax.axhline(0.0, color="C3", lw=1.0, ls="--")
-        rax.set_ylabel("slack (log units)", fontsize=8)
+        nz = np.abs(gap[np.isfinite(gap) & (gap != 0)])
+        if zero_bound and len(nz) and nz.max() / nz.min() > 100:
+            if np.all(gap[np.isfinite(gap)] > 0):
+                rax.set_yscale("log")
+            else:
+                rax.set_yscale("symlog", linthresh=float(nz.min()))
+        rax.set_ylabel("slack (log units)" if log_units else "slack (bound 0)", fontsize=8)
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.where(rhs != 0, lhs / rhs, np.nan)
