@@ -47,7 +47,7 @@ from . import model
 from .curves import Recorder, stage1_margin_fn, stage2_margin_fn
 from .embeddings import is_canonical
 from .structure import Structure
-from .training import Trajectory, TrainingConfig, collocation_arrays, train
+from .training import Trajectory, TrainingConfig, collocation_arrays, ngd_step, recorded_mask, train
 
 __all__ = ["Variant", "ALGORITHM_1", "VARIANTS", "variant", "train_variant", "gradients", "minibatch"]
 
@@ -140,11 +140,10 @@ class _Optimizer:
         for k, G in grads.items():
             if self.kind == "gd":
                 params[k] = params[k] - self.lr * G
-            elif self.kind == "ngd":  # as training._ngd: rescale before the norm so tiny gradients do not underflow
+            elif self.kind == "ngd":  # Algorithm 1's step; a block whose gradient is exactly 0 does not move
                 scale = float(np.max(np.abs(G))) if G.size else 0.0
                 if scale > 0 and np.isfinite(scale):
-                    Gs = G / scale
-                    params[k] = params[k] - (self.steps[k] / math.sqrt(float(np.vdot(Gs, Gs)))) * Gs
+                    params[k] = ngd_step(params[k], G, scale, self.steps[k])
             else:
                 m = self.m[k] = 0.9 * self.m.get(k, 0.0) + 0.1 * G
                 v = self.v[k] = 0.999 * self.v.get(k, 0.0) + 0.001 * G * G
@@ -223,14 +222,13 @@ def _train_variant(st, alg: Variant, config: TrainingConfig, E, references, keep
 
     rec1 = Recorder(stage1_margin_fn(E, coll), ref_ov, keep_weights=keep_weights)
     rec2 = Recorder(stage2_margin_fn(st, E), ref_kq, config.record_attention, keep_weights)
-    n = max(config.T, config.T2)
-    recorded = np.zeros(n + 1, dtype=bool)
-    recorded[np.r_[0:n + 1:config.stride, n]] = True
+    # Each stage records as Algorithm 1's does: every stride-th step and its own last one.
+    recorded1, recorded2 = recorded_mask(config.T, config.stride), recorded_mask(config.T2, config.stride)
     W_ov0 = init((V, d))
     kq0 = {"k": init((d, d)), "q": init((d, d))} if alg.factorised else {"kq": init((d, d))}
 
     def record2(t: int, W_ov: np.ndarray, params: dict, info, gscale: float) -> None:
-        if recorded[t]:
+        if recorded2[t]:
             Wkq = _kq(params)
             lo, phi = info if info is not None else (model.loss(W_ov, Wkq, Ecan, arr), model.attention(Wkq, Ecan, arr))
             rec2(t, Wkq, lo, gscale, phi)
@@ -239,8 +237,8 @@ def _train_variant(st, alg: Variant, config: TrainingConfig, E, references, keep
         t0 = time.perf_counter()
         params = {"ov": W_ov0, **kq0}
 
-        def record(t, p, info, gscale):
-            if recorded[t]:
+        def record(t, p, info, gscale):  # joint: both recorders over the T' steps
+            if recorded2[t]:
                 rec1(t, p["ov"], model.stage1_loss(p["ov"], Ecan, coll), gscale)
             record2(t, p["ov"], p, info, gscale)
 
@@ -259,7 +257,7 @@ def _train_variant(st, alg: Variant, config: TrainingConfig, E, references, keep
     t0 = time.perf_counter()
     p1 = {"ov": W_ov0}
     stopped1 = _loop(p1, config.T, grad1, _Optimizer(alg.optimizer, steps, alg.lr),
-                     lambda t, p, lo, gscale: rec1(t, p["ov"], lo, gscale) if recorded[t] else None)
+                     lambda t, p, lo, gscale: rec1(t, p["ov"], lo, gscale) if recorded1[t] else None)
     s1 = rec1.result(p1["ov"], stopped1, t0)
     W_ov = p1["ov"]
     t0 = time.perf_counter()

@@ -18,7 +18,7 @@ from .embeddings import is_canonical
 from .model import CollocationArrays, safe_norm
 from .structure import Structure
 
-__all__ = ["StageTrajectory", "Recorder", "stage1_margin_fn", "stage2_margin_fn"]
+__all__ = ["StageTrajectory", "Recorder", "one_minus_cos_rows", "stage1_margin_fn", "stage2_margin_fn"]
 
 
 @dataclass
@@ -94,6 +94,34 @@ def stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np.
     return margins
 
 
+def _row_norms(flat: np.ndarray) -> np.ndarray:
+    """Frobenius norm of each row, rescaled by its largest entry first (no underflow when squared)."""
+    scale = np.max(np.abs(flat), axis=1)
+    safe = np.where(scale > 0, scale, 1.0)
+    return scale * np.linalg.norm(flat / safe[:, None], axis=1)
+
+
+def _one_minus_cos(flat: np.ndarray, norms: np.ndarray, ref_unit: np.ndarray) -> np.ndarray:
+    """``||w/|w| - r||^2 / 2`` per row ``w`` (``r`` a unit vector): ``1 - cos``, accurate near 0; NaN at w = 0."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        D = flat / np.where(norms > 0, norms, np.nan)[:, None] - ref_unit[None, :]
+    return 0.5 * np.sum(D * D, axis=1)
+
+
+def one_minus_cos_rows(Ws: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """``1 - cos(W_k, R)`` for each ``W_k = Ws[k]``, as :class:`Recorder` computes its curves
+    (NaN where ``W_k = 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> one_minus_cos_rows(np.array([[[1.0, 0.0]], [[0.0, 2.0]]]), np.array([[3.0, 0.0]])).tolist()
+    [0.0, 1.0]
+    """
+    flat = Ws.reshape(len(Ws), -1)
+    return _one_minus_cos(flat, _row_norms(flat), (R / safe_norm(R)).ravel())
+
+
 class Recorder:
     """Streams the curves of one stage: the parameters of recorded steps are
     buffered in blocks of :attr:`BLOCK` and reduced to norms, alignments and
@@ -125,15 +153,8 @@ class Recorder:
         Ws = np.array(self.buffer)
         self.buffer = []
         flat = Ws.reshape(len(Ws), -1)
-        scale = np.max(np.abs(flat), axis=1)
-        safe = np.where(scale > 0, scale, 1.0)
-        norms = scale * np.linalg.norm(flat / safe[:, None], axis=1)
-        if self.ref is None:
-            cos = np.full(len(Ws), np.nan)
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                D = flat / np.where(norms > 0, norms, np.nan)[:, None] - self.ref[None, :]
-            cos = 0.5 * np.sum(D * D, axis=1)
+        norms = _row_norms(flat)
+        cos = np.full(len(Ws), np.nan) if self.ref is None else _one_minus_cos(flat, norms, self.ref)
         self.norms.append(norms)
         self.cos.append(cos)
         self.margins.append(self.margin_fn(Ws))

@@ -44,6 +44,8 @@ __all__ = [
     "Trajectory",
     "collocation_arrays",
     "one_minus_cos",
+    "ngd_step",
+    "recorded_mask",
     "run_stage1",
     "run_stage2",
     "idealised_stage1",
@@ -133,11 +135,19 @@ def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
     return 0.5 * float(np.sum(D * D))
 
 
-def _record_steps(n_steps: int, stride: int) -> np.ndarray:
-    steps = np.arange(0, n_steps + 1, stride)
-    if steps[-1] != n_steps:
-        steps = np.append(steps, n_steps)
-    return steps
+def recorded_mask(n_steps: int, stride: int) -> np.ndarray:
+    """Which of the steps ``0..n_steps`` are recorded: every ``stride``-th, and the last."""
+    mask = np.zeros(n_steps + 1, dtype=bool)
+    mask[::stride] = True
+    mask[n_steps] = True
+    return mask
+
+
+def ngd_step(W: np.ndarray, G: np.ndarray, scale: float, eta: float) -> np.ndarray:
+    """``W - eta G/||G||`` with ``scale = max |G| > 0``; ``G`` is rescaled before the norm so
+    that gradients of order 1e-200 do not underflow when squared."""
+    Gs = G / scale
+    return W - (eta / math.sqrt(float(np.vdot(Gs, Gs)))) * Gs
 
 
 def _ngd(
@@ -155,8 +165,7 @@ def _ngd(
     attention weights its gradient computed, so they are not recomputed).
     """
     W = W0.copy()
-    recorded = np.zeros(n_steps + 1, dtype=bool)
-    recorded[_record_steps(n_steps, stride)] = True
+    recorded = recorded_mask(n_steps, stride)
     for t in range(n_steps + 1):
         G, lo, *extra = grad(W)
         scale = float(np.max(np.abs(G))) if G.size else 0.0
@@ -172,9 +181,7 @@ def _ngd(
             else:
                 why = "is not finite (the parameters overflowed: step size too large?)"
             return W, f"gradient {why} at step {t}; training stopped before that update"
-        # Rescale before the norm so that tiny gradients do not underflow when squared.
-        Gs = G / scale
-        W = W - (eta / math.sqrt(float(np.vdot(Gs, Gs)))) * Gs
+        W = ngd_step(W, G, scale, eta)
     return W, None  # pragma: no cover
 
 

@@ -100,6 +100,16 @@ def test_general_loop_reduces_to_algorithm_1(alg):
     assert train_variant(st, ALGORITHM_1, cfg, E, refs).W_kq.tolist() == train(st, cfg, E, refs).W_kq.tolist()
 
 
+@pytest.mark.parametrize("alg", [v for v in VARIANTS if v.schedule == "two-stage"], ids=lambda v: v.name)
+def test_stages_record_their_own_steps(alg):
+    """With a stride and T != T', each stage records every stride-th step and its own last one, as Algorithm 1."""
+    st, E, refs = _section7()
+    cfg = TrainingConfig(T=20, T2=30, stride=7)
+    a, g = train(st, cfg, E, refs), train_variant(st, alg, cfg, E, refs)
+    assert g.stage1.steps.tolist() == a.stage1.steps.tolist() == [0, 7, 14, 20]
+    assert g.stage2.steps.tolist() == a.stage2.steps.tolist() == [0, 7, 14, 21, 28, 30]
+
+
 @pytest.mark.parametrize("alg", VARIANTS[1:], ids=lambda v: v.name)
 def test_every_variant_trains(alg):
     """Each variant lowers the loss of both W_ov and W_kq on the Section 7 data and records Algorithm 1's curves."""

@@ -19,6 +19,7 @@ import numpy as np
 
 from ntpcheck import model
 from ntpcheck.algorithms import VARIANTS, Variant, train_variant
+from ntpcheck.curves import one_minus_cos_rows
 from ntpcheck.embeddings import as_embeddings
 from ntpcheck.properties.framework.checks import fit_exponent
 from ntpcheck.structure import analyse
@@ -52,15 +53,6 @@ class Direction:
                 "seconds": self.seconds}
 
 
-def _one_minus_cos(Ws: np.ndarray, R: np.ndarray) -> np.ndarray:
-    """``1 - cos(W_t, R)`` per row of ``Ws`` as ``||W/|W| - R/|R| ||^2 / 2`` (accurate near 0; NaN at W = 0)."""
-    flat = Ws.reshape(len(Ws), -1)
-    norms = np.linalg.norm(flat, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        D = flat / np.where(norms > 0, norms, np.nan)[:, None] - (R / np.linalg.norm(R)).ravel()[None, :]
-    return 0.5 * np.sum(D * D, axis=1)
-
-
 def directions(seed: int = 0, variants=VARIANTS, T: int = 900, T2: int = 900) -> tuple[list[Direction], dict]:
     """Every variant's alignment to both directions on the Section 7 dataset of ``seed``;
     also the two solutions' norms and optimality residuals."""
@@ -83,7 +75,7 @@ def directions(seed: int = 0, variants=VARIANTS, T: int = 900, T2: int = 900) ->
         seconds = time.perf_counter() - t0
         s2 = traj.stage2
         t = s2.steps.astype(float)
-        cf, cn = _one_minus_cos(s2.weights, W_F), _one_minus_cos(s2.weights, nuc.W)
+        cf, cn = one_minus_cos_rows(s2.weights, W_F), one_minus_cos_rows(s2.weights, nuc.W)
         window = t >= T2 / 5
         prob = None
         if test is not None:
@@ -93,7 +85,7 @@ def directions(seed: int = 0, variants=VARIANTS, T: int = 900, T2: int = 900) ->
         out.append(Direction(v, t, cf, cn, fit_exponent(t[window], cf[window]), fit_exponent(t[window], cn[window]), prob, seconds))
     info = {"seed": seed, "n_samples": st.dataset.n_samples, "frobenius_norm": float(np.linalg.norm(W_F)),
             "nuclear_norm_of_nuclear_solution": nuc.nuclear_norm, "nuclear_residuals": nuc.residuals,
-            "cos_between_solutions": float(1 - _one_minus_cos(W_F[None], nuc.W)[0])}
+            "cos_between_solutions": float(1 - one_minus_cos_rows(W_F[None], nuc.W)[0])}
     return out, info
 
 

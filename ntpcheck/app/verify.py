@@ -110,11 +110,8 @@ def run_matrix(args) -> int:
         if c.result.counterexample:
             why = "which it does not list" if not c.listed else "which it lists"
             print(f"\n{c.claim.name} fails without {c.condition}, {why}:\n{c.result.counterexample}", file=out)
-    print(f"\n{len(cells)} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
-    obj = render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned)
-    obj["complete"] = complete
-    write_json(args.json_path, obj)
-    return 0 if complete else INTERRUPTED
+    return _finish_cells(args, render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
+                         len(cells), complete, t0)
 
 
 def _cells(run, p, claims, args) -> tuple[list, bool]:
@@ -124,6 +121,14 @@ def _cells(run, p, claims, args) -> tuple[list, bool]:
     except RunInterrupted as e:
         print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
         return e.results, False
+
+
+def _finish_cells(args, obj: dict, n_cells: int, complete: bool, t0: float) -> int:
+    """The end of a matrix run: the timing line, the JSON (marked ``complete`` or not), the exit status."""
+    print(f"\n{n_cells} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
+    obj["complete"] = complete
+    write_json(args.json_path, obj)
+    return 0 if complete else INTERRUPTED
 
 
 def _run_algorithm_axis(args, p, claims) -> int:
@@ -143,11 +148,8 @@ def _run_algorithm_axis(args, p, claims) -> int:
     for c in cells:
         if c.result is not None and c.result.counterexample:
             print(f"\n{c.claim.name} fails with {c.algorithm.name}:\n{c.result.counterexample}", file=out)
-    print(f"\n{len(cells)} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
-    obj = render.algorithm_json(cells, p.name, args.profile, args.seed, versions(), args.pinned)
-    obj["complete"] = complete
-    write_json(args.json_path, obj)
-    return 0 if complete else INTERRUPTED
+    return _finish_cells(args, render.algorithm_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
+                         len(cells), complete, t0)
 
 
 def run_papers(args) -> int:

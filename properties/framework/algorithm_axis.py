@@ -14,13 +14,17 @@ instances tried; ``falsified`` comes with a shrunk counterexample.
 from __future__ import annotations
 
 import dataclasses
-import time
+import functools
 from typing import Any, Iterable
 
 from .claim import Claim, Paper
-from .runner import ClaimResult, RunInterrupted, run_claim
+from .matrix import run_cells
+from .runner import ClaimResult
 
 __all__ = ["AlgorithmCell", "algorithm_cells", "under"]
+
+#: Why a claim with bounds in NGD's step size is not run under another update rule.
+NOT_NORMALISED = "its bounds are in NGD's step size; this algorithm's steps are not normalised"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,19 +56,12 @@ def algorithm_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: i
                     pinned: bool = True) -> list[AlgorithmCell]:
     """Every (claim, variant) cell of the claims among ``paper.algorithm_claims``, claim by claim."""
     needs = dict(paper.algorithm_claims)
-    todo = [(c, v) for c in claims if c.name in needs for v in paper.variants]
-    cells: list[AlgorithmCell] = []
-    for k, (c, v) in enumerate(todo, 1):
-        if needs[c.name] == "normalised" and not v.normalised:
-            cells.append(AlgorithmCell(c, v, None, "its bounds are in NGD's step size; this algorithm's steps are not normalised"))
-            continue
-        t0 = time.perf_counter()
-        claim = under(c, v) if pinned else dataclasses.replace(under(c, v), examples=())
-        try:
-            r = run_claim(claim, profile, seed)
-        except KeyboardInterrupt:
-            raise RunInterrupted(cells, len(todo)) from None
-        if progress:
-            progress(f"[{k}/{len(todo)}] {c.name} with {v.name}: {r.verdict} ({time.perf_counter() - t0:.1f} s)")
-        cells.append(AlgorithmCell(c, v, r))
-    return cells
+    todo = []
+    for c in claims:
+        for v in paper.variants if c.name in needs else ():
+            if needs[c.name] == "normalised" and not v.normalised:
+                todo.append((c.name, None, functools.partial(AlgorithmCell, c, v, reason=NOT_NORMALISED)))
+            else:
+                claim = under(c, v) if pinned else dataclasses.replace(under(c, v), examples=())
+                todo.append((f"{c.name} with {v.name}", claim, functools.partial(AlgorithmCell, c, v)))
+    return run_cells(todo, profile, seed, progress)

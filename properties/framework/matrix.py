@@ -11,13 +11,14 @@ does *not* list it means it relies on a condition it does not state.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 from .claim import Claim, Paper
 from .runner import ClaimResult, RunInterrupted, run_claim
 
-__all__ = ["MatrixCell", "matrix_cells"]
+__all__ = ["MatrixCell", "matrix_cells", "run_cells"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,17 +44,29 @@ def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int,
                  pinned: bool = True) -> list[MatrixCell]:
     """Every (claim, condition) cell, in claim order, each run with ``run_claim``
     (``pinned=False``: without pinned examples, only what the search finds)."""
-    todo = [(c, cond) for c in claims if c.setup is not None for cond in paper.conditions]
     # Each cell replays the paper's pinned examples (of any claim) that break exactly its condition.
     pins = {cond: paper.pinned_breaking(cond) if pinned else () for cond in paper.conditions}
-    cells = []
-    for k, (c, cond) in enumerate(todo, 1):
+    todo = [(f"{c.name} without {cond}", _without(paper, c, cond, pins[cond]), functools.partial(MatrixCell, c, cond))
+            for c in claims if c.setup is not None for cond in paper.conditions]
+    return run_cells(todo, profile, seed, progress)
+
+
+def run_cells(todo: list[tuple[str, Claim | None, Callable[[ClaimResult | None], Any]]], profile: str, seed: int,
+              progress=None) -> list:
+    """The cells of a matrix, in order: for each ``(label, claim, cell)``, ``cell(run_claim(claim))``,
+    or ``cell(None)`` for a claim not run there (``claim`` None).  ``progress`` gets one line
+    per cell run; Ctrl-C raises :class:`RunInterrupted` with the finished cells."""
+    cells: list = []
+    for k, (label, claim, cell) in enumerate(todo, 1):
+        if claim is None:
+            cells.append(cell(None))
+            continue
         t0 = time.perf_counter()
         try:
-            r = run_claim(_without(paper, c, cond, pins[cond]), profile, seed)
+            r = run_claim(claim, profile, seed)
         except KeyboardInterrupt:
             raise RunInterrupted(cells, len(todo)) from None
         if progress:
-            progress(f"[{k}/{len(todo)}] {c.name} without {cond}: {r.verdict} ({time.perf_counter() - t0:.1f} s)")
-        cells.append(MatrixCell(c, cond, r))
+            progress(f"[{k}/{len(todo)}] {label}: {r.verdict} ({time.perf_counter() - t0:.1f} s)")
+        cells.append(cell(r))
     return cells

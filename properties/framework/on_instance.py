@@ -13,7 +13,7 @@ from typing import Sequence
 from ntpcheck.instance import Instance
 
 from .claim import Claim
-from .runner import ClaimResult, count, counterexample_text, evaluate
+from .runner import ClaimResult, per_instance_rows, count, counterexample_text, evaluate
 from .verdicts import Outcome, Verdict
 
 __all__ = ["run_on_instance"]
@@ -48,6 +48,6 @@ def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str]) -> Clai
         said = {True: "the conclusion holds there", False: "the conclusion fails there", None: "the conclusion was not decided"}[held]
         detail = f"the data break {', '.join(listed)}, which the claim assumes; {said} ({o.verdict}: {o.detail})"
         return ClaimResult(claim, Verdict.OUTSIDE, count([Outcome(Verdict.OUTSIDE)]), measured, cex, detail,
-                           o.series, 1, tuple(breaks), held, instance=o.instance, per_instance=((o.verdict, o.slack, o.instance, False),))
+                           o.series, 1, tuple(breaks), held, instance=o.instance, per_instance=per_instance_rows([o]))
     return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict),
-                       instance=o.instance, per_instance=((o.verdict, o.slack, o.instance, False),))
+                       instance=o.instance, per_instance=per_instance_rows([o]))

@@ -46,6 +46,7 @@ __all__ = [
     "RunInterrupted",
     "counterexample_text",
     "describe",
+    "per_instance_rows",
     "versions",
 ]
 
@@ -157,14 +158,14 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
 
 def describe(inst: Instance) -> dict[str, Any]:
     """The sizes and training parameters of ``inst`` (for captions): ``V``, ``N``, ``L_max``,
-    ``T``, ``T2``, ``eta0``, ``eta``."""
+    ``T``, ``T2``, ``eta0``, ``eta``, and the ``algorithm``'s name (None: Algorithm 1)."""
     ds = inst.dataset
     eta0, eta = inst.steps
     return {"V": ds.n_vocab, "N": ds.n_samples, "L_max": ds.l_max, "T": inst.T, "T2": inst.T2, "eta0": float(eta0), "eta": float(eta),
             "algorithm": None if inst.algorithm is None else inst.algorithm.name}
 
 
-def _per_instance(outcomes: Sequence[Outcome], shrunk: Outcome | None = None) -> tuple:
+def per_instance_rows(outcomes: Sequence[Outcome], shrunk: Outcome | None = None) -> tuple:
     """``(verdict, slack, instance, shrunk)`` per outcome counted, then the shrunk counterexample
     if it is not the last of them (Hypothesis's shrinking checks more instances than are counted)."""
     rows = [(o.verdict, o.slack, o.instance, False) for o in outcomes]
@@ -209,7 +210,7 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
     if errors:
         return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested,
-                           per_instance=_per_instance(outcomes))
+                           per_instance=per_instance_rows(outcomes))
     held = [o for o in outcomes if o.verdict is Verdict.HOLDS]
     if len(held) >= min_tested:
         verdict = Verdict.HOLDS
@@ -242,7 +243,7 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     if verdict is not Verdict.HOLDS:
         detail = f"only {len(held)} of the {min_tested} instances required held non-vacuously; " + detail
     return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested,
-                       instance=worst.instance, per_instance=_per_instance(outcomes))
+                       instance=worst.instance, per_instance=per_instance_rows(outcomes))
 
 
 class Search:
@@ -356,7 +357,7 @@ def _falsified(claim: Claim, inst: Instance, o: Outcome, outcomes: Sequence[Outc
     """The result of a claim falsified by ``inst`` (outcome ``o``) after ``outcomes``."""
     return ClaimResult(claim, Verdict.FALSIFIED, count(outcomes), {"slack": o.slack, **dict(o.measured)},
                        counterexample_text(claim, inst, o), o.detail + note, o.series, need,
-                       instance=o.instance, per_instance=_per_instance(outcomes, o))
+                       instance=o.instance, per_instance=per_instance_rows(outcomes, o))
 
 
 def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, *, pinned: bool = True) -> list[ClaimResult]:
