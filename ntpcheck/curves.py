@@ -18,7 +18,7 @@ from .embeddings import is_canonical
 from .model import CollocationArrays, safe_norm
 from .structure import Structure
 
-__all__ = ["StageTrajectory", "Recorder", "one_minus_cos_rows", "stage1_margin_fn", "stage2_margin_fn"]
+__all__ = ["StageTrajectory", "Recorder", "one_minus_cos_rows", "row_norms", "stage1_margin_fn", "stage2_margin_fn"]
 
 
 @dataclass
@@ -94,7 +94,7 @@ def stage2_margin_fn(st: Structure, E: np.ndarray) -> Callable[[np.ndarray], np.
     return margins
 
 
-def _row_norms(flat: np.ndarray) -> np.ndarray:
+def row_norms(flat: np.ndarray) -> np.ndarray:
     """Frobenius norm of each row, rescaled by its largest entry first (no underflow when squared)."""
     scale = np.max(np.abs(flat), axis=1)
     safe = np.where(scale > 0, scale, 1.0)
@@ -119,7 +119,7 @@ def one_minus_cos_rows(Ws: np.ndarray, R: np.ndarray) -> np.ndarray:
     [0.0, 1.0]
     """
     flat = Ws.reshape(len(Ws), -1)
-    return _one_minus_cos(flat, _row_norms(flat), (R / safe_norm(R)).ravel())
+    return _one_minus_cos(flat, row_norms(flat), (R / safe_norm(R)).ravel())
 
 
 class Recorder:
@@ -147,13 +147,31 @@ class Recorder:
         if len(self.buffer) >= self.BLOCK:
             self._flush()
 
+    def extend(self, ts: np.ndarray, Ws: np.ndarray, losses: np.ndarray, gscales: np.ndarray,
+               phis: np.ndarray | None = None) -> None:
+        """Record a block of steps at once (``Ws[k]`` the parameter at step ``ts[k]``); the
+        arrays are copied."""
+        self._flush()
+        self.steps.extend(ts.tolist())
+        self.loss.extend(losses.tolist())
+        self.gscale.extend(gscales.tolist())
+        if self.record_attention:
+            self.att.extend(np.array(phis))
+        self._reduce(np.array(Ws))
+
     def _flush(self) -> None:
         if not self.buffer:
             return
         Ws = np.array(self.buffer)
         self.buffer = []
+        self._reduce(Ws)
+
+    def _reduce(self, Ws: np.ndarray) -> None:
+        """Norms, alignments and margins of a block of recorded parameters."""
+        if not len(Ws):
+            return
         flat = Ws.reshape(len(Ws), -1)
-        norms = _row_norms(flat)
+        norms = row_norms(flat)
         cos = np.full(len(Ws), np.nan) if self.ref is None else _one_minus_cos(flat, norms, self.ref)
         self.norms.append(norms)
         self.cos.append(cos)

@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from .data import SampleArrays
+from .embeddings import is_canonical
 from .model import _score_gradient, _token_values, attention_fn, cross_entropy_parts, scatter_index, softmax_backward_centred
 
-__all__ = ["stage2_grad_fn", "lemma3_structure", "GATHER_BYTES", "GATHER_BLOCK_BYTES"]
+__all__ = ["stage2_grad_fn", "compiled_args", "gradients_at", "lemma3_structure", "GATHER_BYTES", "GATHER_BLOCK_BYTES"]
 
 
 def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -170,3 +171,35 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
         return _score_gradient(softmax_backward_centred(phi, h), arr, E, flat), float(pi @ lo), phi
 
     return grad
+
+
+def compiled_args(Wov: np.ndarray, E: np.ndarray, arr: SampleArrays) -> tuple:
+    """The stage-2 arguments of the compiled loops (:mod:`ntpcheck.kernels`): ``E``, whether it is
+    canonical, the value columns ``U^T`` (``U = W_ov E``), and the sample arrays."""
+    canonical = is_canonical(E)
+    UT = np.ascontiguousarray(_token_values(Wov, None if canonical else E).T)
+    return (np.ascontiguousarray(E, dtype=float), canonical, UT, arr.tokens.astype(np.int64), np.ascontiguousarray(arr.mask),
+            arr.query.astype(np.int64), arr.target.astype(np.int64), arr.pi.astype(float))
+
+
+def gradients_at(Wov: np.ndarray, Ws: np.ndarray, E: np.ndarray, arr: SampleArrays) -> np.ndarray:
+    """``grad_{W_kq} L`` (Eq. 6) at every ``W_kq = Ws[k]``, shape ``(k, d, d)``, in one compiled
+    call (:func:`ntpcheck.kernels.stage2_gradients`; equal to :func:`ntpcheck.model.grad_kq` to rounding).
+
+    Examples
+    --------
+    >>> import numpy as np, ntpcheck
+    >>> from ntpcheck.model import grad_kq
+    >>> arr = ntpcheck.load("example1").arrays
+    >>> Wov, Ws = np.eye(4), np.random.default_rng(0).standard_normal((3, 4, 4))
+    >>> G = gradients_at(Wov, Ws, np.eye(4), arr)
+    >>> bool(np.allclose(G[2], grad_kq(Wov, Ws[2], None, arr)[0], rtol=0, atol=1e-15))
+    True
+    """
+    from .kernels import stage2_gradients
+
+    Ws = np.ascontiguousarray(Ws, dtype=float)
+    out = np.empty_like(Ws)
+    if len(Ws):
+        stage2_gradients(Ws, *compiled_args(Wov, E, arr), out)
+    return out

@@ -150,6 +150,10 @@ def ngd_step(W: np.ndarray, G: np.ndarray, scale: float, eta: float) -> np.ndarr
     return W - (eta / math.sqrt(float(np.vdot(Gs, Gs)))) * Gs
 
 
+_ZERO = "is exactly zero (underflow, or a flat loss such as W_ov = 0)"
+_NOT_FINITE = "is not finite (the parameters overflowed: step size too large?)"
+
+
 def _ngd(
     W0: np.ndarray,
     n_steps: int,
@@ -176,10 +180,7 @@ def _ngd(
         if scale == 0.0 or not np.isfinite(scale):
             if not recorded[t]:
                 record(t, W, lo, scale, *extra)
-            if scale == 0.0:
-                why = "is exactly zero (underflow, or a flat loss such as W_ov = 0)"
-            else:
-                why = "is not finite (the parameters overflowed: step size too large?)"
+            why = _ZERO if scale == 0.0 else _NOT_FINITE
             return W, f"gradient {why} at step {t}; training stopped before that update"
         W = ngd_step(W, G, scale, eta)
     return W, None  # pragma: no cover
@@ -193,16 +194,26 @@ def run_stage1(
     reference: np.ndarray | None = None,
     stride: int = 1,
     keep_weights: bool = False,
+    compiled: bool | None = None,
 ) -> StageTrajectory:
-    """Stage 1 of Algorithm 1 from ``W_ov = 0``; ``reference`` is usually ``W*_ov``."""
+    """Stage 1 of Algorithm 1 from ``W_ov = 0``; ``reference`` is usually ``W*_ov``.
+
+    ``compiled``: as in :func:`run_stage2` (by default compiled while ``|V|^2`` is at most
+    :data:`COMPILED_MAX_WORK`).
+    """
     coll = collocation_arrays(st)
     rec = Recorder(stage1_margin_fn(E, coll), reference, keep_weights=keep_weights)
     t0 = time.perf_counter()
     Ecan = None if is_canonical(E) else E
+    W0 = np.zeros((st.dataset.n_vocab, E.shape[0]))
     # The log-scaled gradient keeps the exact NGD direction when the loss underflows.
-    W, stopped = _ngd(
-        np.zeros((st.dataset.n_vocab, E.shape[0])), T, eta0, lambda W: model.stage1_grad_scaled(W, Ecan, coll)[::2], rec, stride
-    )
+    if compiled if compiled is not None else st.dataset.n_vocab**2 <= COMPILED_MAX_WORK:
+        from .kernels import stage1_ngd_block
+
+        args = (np.ascontiguousarray(E, dtype=float), is_canonical(E), coll.source.astype(np.int64), coll.target.astype(np.int64))
+        W, stopped = _ngd_compiled(stage1_ngd_block, W0, T, eta0, rec, stride, (0,), *args)
+    else:
+        W, stopped = _ngd(W0, T, eta0, lambda W: model.stage1_grad_scaled(W, Ecan, coll)[::2], rec, stride)
     return rec.result(W, stopped, t0)
 
 
@@ -217,16 +228,66 @@ def run_stage2(
     record_attention: bool = True,
     W_kq0: np.ndarray | None = None,
     keep_weights: bool = False,
+    compiled: bool | None = None,
 ) -> StageTrajectory:
-    """Stage 2 of Algorithm 1 with ``W_ov`` frozen, from ``W_kq0`` (default 0)."""
+    """Stage 2 of Algorithm 1 with ``W_ov`` frozen, from ``W_kq0`` (default 0).
+
+    ``compiled``: run the loop compiled (:mod:`ntpcheck.kernels`) or in numpy
+    (:func:`ntpcheck.stage2_step.stage2_grad_fn`); by default compiled while a
+    step's dense work ``N L_max |V|`` is at most :data:`COMPILED_MAX_WORK`.
+    Both compute the same numbers to rounding.
+    """
     arr = st.dataset.arrays
     Ecan = None if is_canonical(E) else E
     rec = Recorder(stage2_margin_fn(st, E), reference, record_attention, keep_weights)
     d = E.shape[0]
     W0 = np.zeros((d, d)) if W_kq0 is None else np.array(W_kq0, dtype=float)
     t0 = time.perf_counter()
-    W, stopped = _ngd(W0, T2, eta, stage2_step.stage2_grad_fn(W_ov, Ecan, arr), rec, stride)
+    if compiled if compiled is not None else compiled_applies(arr):
+        from .kernels import stage2_ngd_block
+
+        args = stage2_step.compiled_args(W_ov, E, arr)
+        W, stopped = _ngd_compiled(stage2_ngd_block, W0, T2, eta, rec, stride, arr.tokens.shape, *args)
+    else:
+        W, stopped = _ngd(W0, T2, eta, stage2_step.stage2_grad_fn(W_ov, Ecan, arr), rec, stride)
     return rec.result(W, stopped, t0)
+
+
+#: Stage 2 runs as one compiled loop (:mod:`ntpcheck.kernels`) while a step's dense work
+#: ``N L_max |V|`` is at most this; above it numpy's vectorised paths
+#: (:func:`ntpcheck.stage2_step.stage2_grad_fn`) are as fast or faster.
+COMPILED_MAX_WORK = 2**18
+#: Bytes of recorded steps the compiled loop buffers before the recorder reduces them.
+_COMPILED_BUFFER_BYTES = 8 * 2**20
+
+
+def compiled_applies(arr) -> bool:
+    """Whether :func:`run_stage2` uses the compiled loop for these samples."""
+    return arr.n_samples * arr.l_max * arr.n_vocab <= COMPILED_MAX_WORK
+
+
+def _ngd_compiled(block, W0: np.ndarray, n_steps: int, eta: float, rec: Recorder, stride: int,
+                  extra_shape: tuple, *args) -> tuple[np.ndarray, str | None]:
+    """:func:`_ngd` run by a compiled ``block`` of :mod:`ntpcheck.kernels` (``block(W, t, n_steps,
+    recorded, eta, *args, *buffers)``), whose recorded steps are handed to ``rec`` a buffer at a time;
+    ``extra_shape`` is the shape of what a step records besides ``W`` (stage 2: the attention)."""
+    from . import kernels
+
+    W = np.array(W0, dtype=float, order="C")
+    per_step = W.size + int(np.prod(extra_shape)) + 3
+    cap = max(2, min(n_steps + 2, _COMPILED_BUFFER_BYTES // (8 * per_step)))
+    out = (np.empty(cap, dtype=np.int64), np.empty((cap, *W.shape)), np.empty(cap), np.empty(cap),
+           np.empty((cap, *extra_shape)))
+    recorded = recorded_mask(n_steps, stride)
+    t, status = 0, kernels.RUNNING
+    while status == kernels.RUNNING:
+        t, k, status = block(W, t, n_steps, recorded, eta, *args, *out)
+        rec.extend(*(a[:k] for a in out))
+    if status == kernels.ZERO_GRADIENT:
+        return W, f"gradient {_ZERO} at step {t}; training stopped before that update"
+    if status == kernels.NOT_FINITE:
+        return W, f"gradient {_NOT_FINITE} at step {t}; training stopped before that update"
+    return W, None
 
 
 def train(

@@ -94,10 +94,9 @@ def test_search_falsifies_prop2_without_pins(seed):
     """With the pinned example turned off, the default profile's search (steered towards
     shared queries, climbing Hall's deficiency) falsifies Prop. 2 [Assumptions 1-2 only]
     and shrinks it to at most 5 tokens (the minimum) and 6 samples.  The minimum is 4
-    samples (README, "Proposition 2 needs the Section 3 prefix convention"); seeds 1 and 2
-    reach it, seed 0 stops at a local minimum with three optimal tokens under one query
-    (A > C; B > E, C; D > C: S = {A, D} gives 2/3 > 1/2) from which no deletion keeps it
-    falsified."""
+    samples (README, "Proposition 2 needs the Section 3 prefix convention"); seeds 0 and 2
+    reach it, seed 1 stops at 5 samples (A -> A; E -> B; A B E E C -> B; D -> C; D C -> C),
+    a local minimum of the shrinker."""
     r = run_claim(PAPER.claim("Prop. 2 [Assumptions 1-2 only]"), "default", seed, pinned=False)
     assert r.verdict is Verdict.FALSIFIED, r.detail
     assert "pinned" not in r.detail

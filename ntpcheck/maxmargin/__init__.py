@@ -6,7 +6,8 @@ Modules, one job each:
 * :mod:`~ntpcheck.maxmargin.kkt`: KKT residuals, certificates, the active-set polish;
 * :mod:`~ntpcheck.maxmargin.cvx`: solving with any installed cvxpy solver;
 * :mod:`~ntpcheck.maxmargin.closed_form`: Eq. (2) in closed form (Assumption 2);
-* :mod:`~ntpcheck.maxmargin.exact`: exact Eq. (2) and Eq. (3) under Assumption 2.
+* :mod:`~ntpcheck.maxmargin.exact`: exact Eq. (2) and Eq. (3) under Assumption 2;
+* :mod:`~ntpcheck.maxmargin.reference`: the exact solution where it applies, cvxpy otherwise.
 
 Every solution is a :class:`MaxMarginSolution` carrying its KKT residuals.
 
@@ -22,9 +23,10 @@ True
 True
 """
 
-from .closed_form import check_eq2_closed_form, eq2_closed_form, eq2_matrix, reference_solutions, w_ov_star
+from .closed_form import check_eq2_closed_form, eq2_closed_form, eq2_matrix, w_ov_star
 from .cvx import DEFAULT_SOLVER, SOLVER_DEFAULTS, installed_solvers, solve
 from .exact import column_solution, eq3_values, solve_eq2_exact, solve_eq3_exact
+from .reference import exact_eq3_applies, reference_solutions, solve_eq3_best
 from .kkt import KKTResiduals, certify, kkt_residuals, polish
 from .problems import MaxMarginProblem, MaxMarginSolution, as_structure, build_eq2, build_eq3, raise_if_cyclic
 
@@ -50,6 +52,8 @@ __all__ = [
     "reference_solutions",
     "solve_eq2_exact",
     "solve_eq3_exact",
+    "solve_eq3_best",
+    "exact_eq3_applies",
     "eq3_values",
     "column_solution",
 ]

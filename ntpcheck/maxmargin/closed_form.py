@@ -4,7 +4,7 @@
   column problem ``min ||w||^2, w_y - w_v >= 1`` is solved by
   ``w = e_y - 1/|V|`` with multipliers ``1/|V|``.
 * :func:`w_ov_star`: the closed form where Assumption 2 holds, the solver
-  of Eq. (2) otherwise; :func:`reference_solutions` gives ``(W*_ov, W*_kq)``.
+  of Eq. (2) otherwise (:func:`~.reference.reference_solutions` gives ``(W*_ov, W*_kq)``).
 
 Examples
 --------
@@ -22,9 +22,9 @@ import numpy as np
 from ..embeddings import as_embeddings, is_canonical, is_orthonormal, require_orthonormal
 from ..structure import Structure
 from .cvx import DEFAULT_SOLVER, solve
-from .problems import as_structure, build_eq2, build_eq3
+from .problems import as_structure, build_eq2
 
-__all__ = ["eq2_closed_form", "eq2_matrix", "check_eq2_closed_form", "w_ov_star", "reference_solutions"]
+__all__ = ["eq2_closed_form", "eq2_matrix", "check_eq2_closed_form", "w_ov_star"]
 
 
 def check_eq2_closed_form(st: Structure, E: np.ndarray) -> None:
@@ -69,29 +69,3 @@ def w_ov_star(dataset, embeddings: np.ndarray | None = None, solver: str = DEFAU
     if is_orthonormal(E):
         return eq2_closed_form(st, E)
     return solve(build_eq2(st, E), solver).W
-
-
-def reference_solutions(
-    dataset, embeddings: np.ndarray | None = None, solver: str = DEFAULT_SOLVER, strict: bool = False
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """``(W*_ov, W*_kq)``: the closed form of Eq. (2) when Assumption 2 holds, the solver otherwise.
-
-    With ``strict=False`` a problem that cannot be solved gives ``None``
-    (training still runs; its alignment curve is then NaN).
-    """
-    from ..errors import NTPCheckError
-
-    st = as_structure(dataset)
-    E = as_embeddings(embeddings, st.dataset.n_vocab)
-    out: list[np.ndarray | None] = []
-    for kind in ("eq2", "eq3"):
-        try:
-            if kind == "eq2":
-                out.append(w_ov_star(st, E, solver))
-            else:
-                out.append(solve(build_eq3(st, E), solver).W)
-        except NTPCheckError:
-            if strict:
-                raise
-            out.append(None)
-    return out[0], out[1]

@@ -67,10 +67,11 @@ class MaxMarginSolutions:
 
     @cached_property
     def eq3(self):
-        """The polished solver solution of Eq. (3)."""
-        from ntpcheck.maxmargin import build_eq3, solve
+        """Eq. (3) solved exactly where that applies, else by cvxpy with the polish
+        (:func:`ntpcheck.maxmargin.solve_eq3_best`)."""
+        from ntpcheck.maxmargin import solve_eq3_best
 
-        return solve(build_eq3(self.structure, self.E))
+        return solve_eq3_best(self.structure, self.E)
 
 
 class Evidence:
@@ -135,7 +136,7 @@ class Evidence:
 
     @property
     def eq3(self):
-        """The polished solver solution of Eq. (3)."""
+        """Eq. (3)'s solution (:attr:`MaxMarginSolutions.eq3`)."""
         return self._solutions.eq3
 
     @property

@@ -141,9 +141,10 @@ def lemma7_t0(eta: float, l_max: int, w_kq: float) -> int:
     return math.ceil(8 * l_max * w_kq**2 / eta)
 
 
-def lemma7_alpha(n: int, l_max: int, w_kq: float, w_norm: float) -> float:
-    """Lemma 7: ``alpha_t = 4 N L_max^2 ||W*_kq||^2 (1 + log(2 L_max ||W^(t)||)) / ||W^(t)||``."""
-    return 4 * n * l_max**2 * w_kq**2 * (1 + math.log(2 * l_max * w_norm)) / w_norm
+def lemma7_alpha(n: int, l_max: int, w_kq: float, w_norm):
+    """Lemma 7: ``alpha_t = 4 N L_max^2 ||W*_kq||^2 (1 + log(2 L_max ||W^(t)||)) / ||W^(t)||``
+    (``w_norm`` a number or an array of them)."""
+    return 4 * n * l_max**2 * w_kq**2 * (1 + np.log(2 * l_max * w_norm)) / w_norm
 
 
 def thm1_norm_lower(t, eta: float, w_kq: float, l_max: int = 1):

@@ -29,7 +29,7 @@ from .section6 import (
     check_prop2_corrected,
     check_prop2_exact,
     complete_bipartite,
-    hall_excess,
+    prop2_search_score,
     check_section7,
     check_thm3_gaps,
     check_thm3_prediction,
@@ -210,14 +210,14 @@ CLAIMS: tuple[Claim, ...] = (
           reading="Assumptions 1-2 only",
           sabotage=structural(SOLVE_ONLY, check_prop2, "every optimal value bumped by 0.01", formula=_fixed(_perturbed_prop2)),
           expect=Verdict.FALSIFIED, finding=findings.PROP2_WITHOUT_PREFIX, examples=(findings.prop2_counterexample,),
-          score=hall_excess),
+          score=prop2_search_score),
     Claim("Prop. 2 (corrected)", "§6", "the formula holds when every optimal token is above every non-optimal one under each "
           "query (automatic under prefix closure)", ASSUMPTIONS_1_2, NOT_PREFIX_CLOSED, check_prop2_corrected, setup=SOLVE_ONLY,
           sabotage=structural(SOLVE_ONLY, check_prop2_corrected, "every optimal value bumped by 0.01", formula=_fixed(_perturbed_prop2)),
           examples=(findings.prop2_counterexample,)),
     Claim("Prop. 2 (exact)", "§6", "the formula is the max-margin solution iff, under every query, "
           "|N(S)|/|N| >= |S|/|O| for every set S of optimal tokens (Hall's condition for the KKT multipliers; ours)",
-          ASSUMPTIONS_1_2, NOT_PREFIX_CLOSED, check_prop2_exact, setup=SOLVE_ONLY, score=hall_excess,
+          ASSUMPTIONS_1_2, NOT_PREFIX_CLOSED, check_prop2_exact, setup=SOLVE_ONLY, score=prop2_search_score,
           sabotage=structural(None, check_prop2_exact, "Hall's condition replaced by the complete-bipartite one, on data "
                               "where only Hall's holds", condition=_fixed(complete_bipartite),
                               on=setups.hall_not_bipartite),

@@ -21,6 +21,7 @@ __all__ = [
     "check_prop2_corrected",
     "check_prop2_exact",
     "hall_excess",
+    "prop2_search_score",
     "complete_bipartite",
     "check_thm3_gaps",
     "thm3_gaps",
@@ -78,6 +79,27 @@ def hall_excess(ev: Evidence) -> float:
     -1.0
     """
     return prop2_hall_deficiency(ev.structure)
+
+
+def prop2_search_score(ev: Evidence) -> float:
+    """Proposition 2's distance to failure for the search (``Claim.score``): :func:`hall_excess`
+    where some query has two optimal tokens; below that (Hall's condition holds trivially, value
+    -1), ``-1 - 1/k`` with ``k`` the most samples sharing one query, so that the search climbs
+    towards shared queries, where two optimal tokens can appear.  ``> 0`` iff the formula is wrong.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> from ntpcheck.instance import Instance
+    >>> from ..framework.evidence import evidence
+    >>> prop2_search_score(evidence(Instance(ntpcheck.loads("A -> B\\nC A -> B\\nB -> C"))))  # query A twice
+    -1.5
+    """
+    d = hall_excess(ev)
+    if d > -1.0:
+        return d
+    _, counts = np.unique(ev.dataset.arrays.query, return_counts=True)
+    return -1.0 - 1.0 / max(int(counts.max(initial=1)), 1)
 
 
 def check_prop2_exact(ev: Evidence, *, condition=None) -> Outcome:
