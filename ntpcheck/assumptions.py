@@ -112,6 +112,15 @@ def _structure(ds_or_st: Dataset | Structure) -> Structure:
 
 
 def _unexplained(st: Structure) -> list[Violation]:
+    """The samples with no optimal position, as violations; computed once per structure
+    (:func:`check_realizable` and :func:`check_1i` both report them)."""
+    cached = st.__dict__.get("_unexplained_violations")
+    if cached is None:
+        cached = st.__dict__["_unexplained_violations"] = _find_unexplained(st)
+    return list(cached)
+
+
+def _find_unexplained(st: Structure) -> list[Violation]:
     out = []
     for s, pos in zip(st.dataset.samples, st.optimal):
         if not pos:
@@ -171,7 +180,9 @@ def check_1ii(ds: Dataset | Structure) -> CheckResult:
     out: list[Violation] = []
     from .structure import may_have_cycle
 
-    for q, g in st.orders.items():
+    # A cycle needs a token both above and below others, i.e. a confused one: without any,
+    # the orders (networkx, with witnesses) need not be built at all.
+    for q, g in (st.orders.items() if st.has_confused else ()):
         try:
             cycle = nx.find_cycle(g) if may_have_cycle(g) else None
         except nx.NetworkXNoCycle:

@@ -232,9 +232,9 @@ class Dataset:
         for s in self.samples:
             if not isinstance(s, Sample):
                 raise DatasetFormatError(f"{s!r} is not a Sample")
-            for tok in (*s.sentence, s.next):
-                if tok not in seen:
-                    raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary")
+            if s.next not in seen or not seen.issuperset(s.sentence):  # one C-level pass per sample
+                tok = next(t for t in (*s.sentence, s.next) if t not in seen)
+                raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary")
             if s.key in keys:
                 raise DatasetFormatError(
                     f"sample '{s}' appears twice; use Dataset.from_samples to merge repeats"
@@ -340,10 +340,19 @@ class Dataset:
         n, lmax = self.n_samples, self.l_max
         idx = self.index
         lengths = np.fromiter((len(s.sentence) for s in self.samples), dtype=np.int64, count=n)
-        flat = np.fromiter((idx[t] for s in self.samples for t in s.sentence), dtype=np.int64, count=int(lengths.sum()))
         mask = np.arange(lmax)[None, :] < lengths[:, None]
         tokens = np.zeros((n, lmax), dtype=np.int64)
-        tokens[mask] = flat  # row-major order of the mask is the order of the sentences
+        prev: tuple[str, ...] = ()
+        for k, s in enumerate(self.samples):
+            sent = s.sentence
+            L = len(sent)
+            if k and L == len(prev) + 1 and sent[:-1] == prev:
+                # the previous sentence plus one token (the prefixes of a sequence line): copy its row
+                tokens[k, : L - 1] = tokens[k - 1, : L - 1]
+                tokens[k, L - 1] = idx[sent[-1]]
+            else:
+                tokens[k, :L] = np.fromiter((idx[t] for t in sent), dtype=np.int64, count=L)
+            prev = sent
         query = tokens[np.arange(n), lengths - 1]
         target = np.fromiter((idx[s.next] for s in self.samples), dtype=np.int64, count=n)
         for a in (tokens, mask, lengths, query, target):

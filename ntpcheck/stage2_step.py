@@ -6,7 +6,8 @@ returns a closure ``W_kq -> (grad, L, phi)`` that computes the same numbers
 
 * after stage 1 from zero with canonical embeddings, every value column has
   Lemma 3's exact shape ``a_i e_{t_i} + b_i 1`` (:func:`lemma3_structure`),
-  and the step is O(N L) with no |V|-sized array per sample;
+  and the step is O(N L) with no |V|-sized array per sample, compiled
+  (:func:`ntpcheck.kernels.stage2_structured`);
 * otherwise the dense path, O(N L |V|), whose (N, L, |V|) gather of value
   columns is kept only while it is small (:data:`GATHER_BYTES`).
 
@@ -47,55 +48,21 @@ def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return t.astype(np.int64), a, med
 
 
-def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, b_of: np.ndarray, arr: SampleArrays):
-    """Stage-2 gradient in O(N L) for value columns ``a_i e_{t_i} + b_i 1`` (canonical embeddings).
+def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, arr: SampleArrays):
+    """``W_kq -> (grad, L, phi)`` in O(N L) for value columns ``a_i e_{t_i} + b_i 1`` (canonical
+    embeddings), compiled (:func:`ntpcheck.kernels.stage2_structured`)."""
+    from .kernels import stage2_structured
 
-    Logits are ``c_n 1 + sum_l phi_l a_l e_{t_l}``; only the <= L coordinates
-    ``t_l`` and the target differ from the common value, so the log-sum-exp,
-    the wrong-class probabilities and ``h_l = pi (T - e_y)^T U[:, i_l]
-    = pi a_l (p_{t_l} if t_l != y else -(1 - p_y))`` need no |V|-sized array.
-    Cancellation-free as in :func:`cross_entropy_parts`.
-    """
-    V = arr.n_vocab
-    mask = arr.mask
-    y = arr.target
-    tl = np.where(mask, t_of[arr.tokens], -1)  # (N, L) special coordinate of each position
-    al = np.where(mask, a_of[arr.tokens], 0.0)
-    has = tl >= 0
-    # Positions of one sample sharing a special coordinate form a group (numbered by
-    # sample, then coordinate); positions without one go to a dummy group of weight 0.
-    key = np.where(has, np.arange(arr.n_samples)[:, None] * (V + 1) + tl, -1)
-    _, first_flat, gid = np.unique(key.ravel(), return_index=True, return_inverse=True)
-    gid = gid.reshape(tl.shape)
-    n_groups = len(first_flat)
-    first = np.zeros(tl.size, dtype=bool)
-    first[first_flat] = True
-    first = first.reshape(tl.shape) & has  # first occurrence of each coordinate
-    is_y = tl == y[:, None]
-    distinct_other = first & ~is_y
-    k = distinct_other.sum(axis=1) + 1  # distinct special coordinates, with y
-    g = (V - k).astype(float)  # coordinates at the common value
-    flat = scatter_index(arr)
-    pi = arr.pi
+    args = (t_of.astype(np.int64), a_of.astype(float), arr.tokens.astype(np.int64), np.ascontiguousarray(arr.mask),
+            arr.query.astype(np.int64), arr.target.astype(np.int64), arr.pi.astype(float))
+    V, shape = arr.n_vocab, arr.tokens.shape
 
-    def grad_and_loss(phi: np.ndarray):
-        w = phi * al
-        s_pos = np.bincount(gid.ravel(), weights=w.ravel(), minlength=n_groups)[gid]  # (N, L): extra logit of coordinate t_l
-        s_y = np.where(is_y, w, 0.0).sum(axis=1)
-        d_gen = -s_y  # common coordinates minus the target
-        d_sp = s_pos - s_y[:, None]  # special coordinates minus the target
-        d_sp_first = np.where(distinct_other, d_sp, -np.inf)
-        m = np.maximum(0.0, np.maximum(np.where(g > 0, d_gen, -np.inf), d_sp_first.max(axis=1)))
-        other = g * np.exp(d_gen - m) + np.exp(d_sp_first - m[:, None]).sum(axis=1)
-        with np.errstate(divide="ignore"):
-            loss = np.where(m == 0.0, np.log1p(other), m + np.log(np.exp(-m) + other))
-        p_gen = np.exp(d_gen - loss)
-        p_pos = np.exp(d_sp - loss[:, None])
-        total = g * p_gen + np.where(distinct_other, p_pos, 0.0).sum(axis=1)  # 1 - p_y
-        h = pi[:, None] * al * np.where(is_y, -total[:, None], np.where(has, p_pos, 0.0))
-        return _score_gradient(softmax_backward_centred(phi, h), arr, None, flat), float(pi @ loss), phi
+    def grad(Wkq: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        G, phi = np.empty((V, V)), np.empty(shape)  # fresh: a caller may keep them
+        lo = stage2_structured(np.ascontiguousarray(Wkq, dtype=float), *args, G, phi)
+        return G, lo, phi
 
-    return grad_and_loss
+    return grad
 
 
 #: Largest (N, L, V) gather of value columns the dense stage-2 path keeps between steps (bytes);
@@ -122,9 +89,7 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     # below that the structured path's per-step overhead is not repaid).
     structure = lemma3_structure(U) if (E is None and arr.n_vocab > 4 * arr.l_max) else None
     if structure is not None:
-        fast = _structured_stage2(*structure, arr)
-        att = attention_fn(None, arr)
-        return lambda Wkq: fast(att(Wkq))  # noqa: E731
+        return _structured_stage2(structure[0], structure[1], arr)
     UT = np.ascontiguousarray(U.T)  # row i is the value column U[:, i]
     Uy = U[arr.target[:, None], arr.tokens]  # (N, L): U[y_n, i_l]
     V, N, L = arr.n_vocab, arr.n_samples, arr.l_max

@@ -244,6 +244,22 @@ class Structure:
         return tuple(zip([v[i] for i in a], [v[i] for i in b], [v[i] for i in q]))
 
     @cached_property
+    def order_edges(self) -> dict[str, list[tuple[str, str]]]:
+        """``query -> [(a, b), ...]``: the relations ``a >_q b`` of every query's order
+        (Definition 1), from :attr:`eq3_index` without building graphs, listed as
+        ``orders[q].edges`` lists them (by ``a`` in vocabulary order, then first witness)."""
+        v = self.dataset.vocab
+        a, b, q = self.eq3_index
+        order = np.lexsort((a, q))  # stable: ties keep the order of first occurrence
+        a, b, q = a[order], b[order], q[order]
+        out: dict[str, list[tuple[str, str]]] = {x: [] for x in self.queries}
+        cuts = np.flatnonzero(np.diff(q)) + 1
+        for qa, qb, qq in zip(np.split(a, cuts), np.split(b, cuts), np.split(q, cuts)):
+            if len(qq):
+                out[v[qq[0]]] = [(v[i], v[j]) for i, j in zip(qa.tolist(), qb.tolist())]
+        return out
+
+    @cached_property
     def role_codes(self) -> np.ndarray:
         """``(Q, V)`` role codes (0 non-comparable, 1 optimal, 2 non-optimal, 3 confused), rows :attr:`queries`."""
         V = self.dataset.n_vocab

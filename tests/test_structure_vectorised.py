@@ -53,3 +53,13 @@ def test_vectorised_structure_matches_definition_1(ds):
         assert s.confused[q] == [x for x in ds.vocab if roles(g)[x] is Role.CONFUSED]
     for sample, pos in zip(ds.samples, s.optimal):
         assert pos == tuple(l for l, x in enumerate(sample.sentence) if s.collocation(x) == sample.next)
+
+
+@settings(max_examples=200, deadline=None)
+@given(any_dataset())
+def test_order_edges_are_the_graph_edges(ds):
+    """``Structure.order_edges`` (from the index arrays) lists each query's relations exactly as
+    the networkx orders of Definition 1 do, in the same order."""
+    st_ = analyse(ds)
+    graphs = partial_orders(ds, st_.collocation)
+    assert st_.order_edges == {q: list(g.edges) for q, g in graphs.items()}

@@ -135,13 +135,14 @@ def _embeddings(args, n_vocab: int) -> np.ndarray:
     return as_embeddings(E, n_vocab)
 
 
-def _emit(args, obj: dict, text: str, compact: bool = False) -> None:
-    """Strict JSON (:func:`.output.json_text`) under ``--json``, else the text."""
+def _emit(args, obj, text, compact: bool = False) -> None:
+    """Strict JSON (:func:`.output.json_text`) under ``--json``, else the text; either may be
+    given as a function that builds it, so that only the one printed is built."""
     if args.json:
         # Indented JSON goes through the pure-Python encoder; ``compact`` (large outputs) uses the C one.
-        print(json_text(obj, compact))
+        print(json_text(obj() if callable(obj) else obj, compact))
     else:
-        print(text)
+        print(text() if callable(text) else text)
 
 
 def _warn(message: str) -> None:
@@ -153,7 +154,7 @@ def cmd_check(args) -> int:
     E = _embeddings(args, ds.n_vocab)
     st = analyse(ds)
     res = check_all(st, E)
-    _emit(args, report.check_json(st, res), report.check_text(st, res))
+    _emit(args, lambda: report.check_json(st, res), lambda: report.check_text(st, res), compact=ds.n_samples > 1000)
     return 0
 
 

@@ -81,7 +81,7 @@ def check_json(st: Structure, results: Mapping[str, CheckResult]) -> dict:
     return {
         "vocab": list(st.dataset.vocab),
         "collocation": dict(st.collocation.mapping),
-        "orders": {q: [[a, b] for a, b in g.edges] for q, g in st.orders.items()},
+        "orders": {q: [[a, b] for a, b in edges] for q, edges in st.order_edges.items()},
         "roles": {q: {x: r.value for x, r in rr.items()} for q, rr in st.roles.items()},
         "assumptions": {k: v.to_json() for k, v in results.items()},
     }
@@ -100,9 +100,8 @@ def capped(lines: list[str], what: str, limit: int = TEXT_LIMIT) -> list[str]:
     return lines[:limit] + [f"{pad}... and {len(lines) - limit} more {what} (all of them with --json)"]
 
 
-def _relations(order, limit: int = 12) -> str:
-    """``a > b, c > d, ...`` for one query's order, at most ``limit`` relations."""
-    edges = list(order.edges)
+def _relations(edges: list, limit: int = 12) -> str:
+    """``a > b, c > d, ...`` for one query's order (its edges), at most ``limit`` relations."""
     text = ", ".join(f"{a} > {b}" for a, b in edges[:limit]) or "(no relation)"
     return text + (f", ... ({len(edges) - limit} more)" if len(edges) > limit else "")
 
@@ -120,11 +119,11 @@ def check_text(st: Structure, results: Mapping[str, CheckResult]) -> str:
     coll = st.collocation
     lines += capped([f"  {x} -> {coll(x) if coll(x) is not None else '(none)'}" for x in ds.vocab], "tokens")
     lines += ["", "query-dependent partial orders (Definition 1):"]
-    lines += capped([f"  under {q}: " + _relations(g) for q, g in st.orders.items()], "queries")
+    lines += capped([f"  under {q}: " + _relations(edges) for q, edges in st.order_edges.items()], "queries")
     if ds.n_vocab <= TEXT_LIMIT:
         lines += ["", "token roles per query:"]
         roles = st.roles
-        rows = [[q] + [roles[q][x].value for x in ds.vocab] for q in st.orders]
+        rows = [[q] + [roles[q][x].value for x in ds.vocab] for q in st.queries]
         lines.append(indent(table(rows, ["query"] + list(ds.vocab))))
     else:
         lines += ["", f"token roles per query: a {len(st.queries)} x {ds.n_vocab} table (with --json)"]

@@ -2,9 +2,11 @@
 
     pytest tests/benchmarks/test_bench_training.py --benchmark-enable --benchmark-only
 
-Targets (issue 5): the Section 7 experiment (|V| = 20, ~90 samples, 900 + 900
-steps, the six Figure-2 curves) in at most 0.15 s median; a stage-2 step at
-|V| = 1000, N = 10^4, L_max = 16 in at most 0.1 s, under 2 GiB.  In the normal
+Targets (issue 13): the Section 7 experiment (|V| = 20, 84 samples, 900 + 900
+steps, the six Figure-2 curves) in at most 0.10 s and no slower than a plain
+numpy Algorithm 1 measured in the same run (``test_section7_plain_numpy_reference``);
+a stage-2 step at |V| = 1000, N = 10^4, L_max = 16 in at most 6 ms on
+Algorithm 1's path and 0.1 s, 0.5 GiB on the dense path.  In the normal
 suite (benchmarks disabled) the scale case runs at a tenth of the size.
 """
 
@@ -91,7 +93,9 @@ def test_section7_experiment(benchmark):
     benchmark.group = "training: section 7"
     ds, st, refs = _section7()
     cfg = TrainingConfig(T=900, T2=900, record_attention=False)
-    traj = benchmark.pedantic(_six_curves, args=(st, cfg, refs), rounds=7 if benchmark.enabled else 1)
+    # one warm-up round: the compiled loops load from numba's cache on first use in a process
+    traj = benchmark.pedantic(_six_curves, args=(st, cfg, refs), rounds=7 if benchmark.enabled else 1,
+                              warmup_rounds=1 if benchmark.enabled else 0)
     benchmark.extra_info["n_samples"] = ds.n_samples
     assert traj.stage2.steps[-1] == 900 and np.isfinite(traj.stage2.one_minus_cos[-1])
     assert len(traj.stage1.loss) == 901
@@ -104,7 +108,8 @@ def test_section7_plain_numpy_reference(benchmark):
     ds, st, refs = _section7()
     cfg = TrainingConfig(T=900, T2=900, record_attention=False)
     eta0, eta = cfg.step_sizes(ds.n_vocab)
-    out = benchmark.pedantic(_plain_algorithm1, args=(ds.arrays, 900, 900, eta0, eta, *refs), rounds=7 if benchmark.enabled else 1)
+    out = benchmark.pedantic(_plain_algorithm1, args=(ds.arrays, 900, 900, eta0, eta, *refs), rounds=7 if benchmark.enabled else 1,
+                             warmup_rounds=1 if benchmark.enabled else 0)
     traj = _six_curves(st, cfg, refs)
     np.testing.assert_allclose(out["n0"], traj.stage1.norm, rtol=1e-6)
     np.testing.assert_allclose(out["l"], traj.stage2.loss, rtol=1e-6)
@@ -130,7 +135,7 @@ def test_stage2_step_at_scale(benchmark, kind):
         Wov = rng.standard_normal((V, V))
     step = stage2_step.stage2_grad_fn(Wov, None, arr)
     W = 0.01 * rng.standard_normal((V, V))
-    G, lo, _ = benchmark.pedantic(step, args=(W,), rounds=5 if big else 1)
+    G, lo, _ = benchmark.pedantic(step, args=(W,), rounds=7 if big else 1, warmup_rounds=1 if big else 0)
     benchmark.extra_info.update({"n_vocab": V, "n_samples": N, "l_max": L,
                                  "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
     assert G.shape == (V, V) and np.isfinite(lo)

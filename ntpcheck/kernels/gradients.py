@@ -1,0 +1,276 @@
+"""Compiled gradients of Eq. (5) and Eq. (6) (see :mod:`ntpcheck.kernels`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+__all__ = ["stage2_gradients", "stage2_structured"]
+
+
+@njit(cache=True)
+def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pragma: no cover - compiled
+    """``G = grad_{W_kq} L`` over (token, query) pairs (canonical coordinates), the loss, and
+    ``phi`` filled in place; ``z``, ``p`` (|V|) and ``h`` (L_max) are scratch."""
+    N, L = tokens.shape
+    V = UT.shape[0]
+    G[:, :] = 0.0
+    total_loss = 0.0
+    for n in range(N):
+        q = query[n]
+        # attention: softmax of the scores over the real positions (Eq. 9)
+        mx = -np.inf
+        for l in range(L):
+            if mask[n, l]:
+                s = K[tokens[n, l], q]
+                phi[n, l] = s
+                if s > mx:
+                    mx = s
+        ssum = 0.0
+        for l in range(L):
+            if mask[n, l]:
+                e = math.exp(phi[n, l] - mx)
+                phi[n, l] = e
+                ssum += e
+            else:
+                phi[n, l] = 0.0
+        for l in range(L):
+            phi[n, l] /= ssum
+        # logits z = sum_l phi_l U[:, i_l]
+        z[:] = 0.0
+        for l in range(L):
+            if mask[n, l]:
+                w = phi[n, l]
+                row = UT[tokens[n, l]]
+                for v in range(V):
+                    z[v] += w * row[v]
+        # cross_entropy_parts: d = z - z_y, m = max d >= 0, p_v = exp(d_v - loss) for v != y
+        y = target[n]
+        zy = z[y]
+        m = 0.0
+        for v in range(V):
+            d = z[v] - zy
+            if d > m:
+                m = d
+        other = 0.0
+        for v in range(V):
+            if v == y:
+                p[v] = 0.0
+            else:
+                e = math.exp(z[v] - zy - m)
+                p[v] = e
+                other += e
+        if m == 0.0:
+            lo = math.log1p(other)
+        else:
+            lo = m + math.log(math.exp(-m) + other)
+        f = math.exp(m - lo)
+        ptot = 0.0
+        for v in range(V):
+            p[v] *= f
+            ptot += p[v]
+        total_loss += pi[n] * lo
+        # h_l = pi (sum_v p_v U[v, i_l] - (sum p) U[y, i_l])
+        for l in range(L):
+            if mask[n, l]:
+                row = UT[tokens[n, l]]
+                acc = 0.0
+                for v in range(V):
+                    acc += p[v] * row[v]
+                h[l] = pi[n] * (acc - ptot * row[y])
+            else:
+                h[l] = 0.0
+        # centred softmax backward: c = h at the first arg-max of phi
+        k = 0
+        for l in range(L):
+            if phi[n, l] > phi[n, k]:
+                k = l
+        c = h[k]
+        S = 0.0
+        A = 0.0
+        for l in range(L):
+            S += phi[n, l]
+            A += phi[n, l] * (h[l] - c)
+        for l in range(L):
+            if mask[n, l]:
+                G[tokens[n, l], q] += phi[n, l] * ((h[l] - c) * S - A)
+    return total_loss
+
+
+@njit(cache=True)
+def _stage2_full(W, E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h):  # pragma: no cover - compiled
+    """``(grad_{W_kq} L, L)`` in the embedding coordinates: ``E G E^T`` with scores ``E^T W E``."""
+    if canonical:
+        return Gtok, _stage2_grad(W, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
+    ET = np.ascontiguousarray(E.T)
+    lo = _stage2_grad(ET @ W @ E, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
+    return E @ Gtok @ ET, lo
+
+
+@njit(cache=True)
+def _stage1_full(W, E, canonical, source, target, Gtok, g):  # pragma: no cover - compiled
+    """Eq. (5) up to a positive factor and ``L_0``, as :func:`ntpcheck.model.stage1_grad_scaled`:
+    ``g_v = exp(log p_v - M)`` for the wrong classes (``M`` the largest ``log p``), ``g_y = -sum g_v``,
+    scattered to column ``x`` of the token-coordinate gradient; zero if every ``log p`` is ``-inf``."""
+    V = Gtok.shape[0]
+    U = W if canonical else W @ E
+    C = source.shape[0]
+    M = -np.inf
+    total = 0.0
+    for k in range(C):  # first pass: the losses and the largest log p
+        x, y = source[k], target[k]
+        zy = U[y, x]
+        m = 0.0
+        for v in range(V):
+            if U[v, x] - zy > m:
+                m = U[v, x] - zy
+        other = 0.0
+        for v in range(V):
+            if v != y:
+                other += math.exp(U[v, x] - zy - m)
+        lo = math.log1p(other) if m == 0.0 else m + math.log(math.exp(-m) + other)
+        g[k] = lo
+        total += lo
+        for v in range(V):
+            if v != y and U[v, x] - zy - lo > M:
+                M = U[v, x] - zy - lo
+    Gtok[:, :] = 0.0
+    if M > -np.inf and M < np.inf:
+        for k in range(C):
+            x, y = source[k], target[k]
+            zy = U[y, x]
+            s = 0.0
+            for v in range(V):
+                if v != y:
+                    e = math.exp(U[v, x] - zy - g[k] - M)
+                    Gtok[v, x] += e
+                    s += e
+            Gtok[y, x] -= s
+    if canonical:
+        return Gtok, total
+    return Gtok @ np.ascontiguousarray(E.T), total
+
+
+@njit(cache=True)
+def stage2_gradients(Ws, E, canonical, UT, tokens, mask, query, target, pi, out):  # pragma: no cover - compiled
+    """``out[k] = grad_{W_kq} L`` at ``W_kq = Ws[k]`` (Eq. 6), for a stack of parameters."""
+    N, L = tokens.shape
+    V = UT.shape[0]
+    Gtok, phi = np.empty((V, V)), np.empty((N, L))
+    z, p, h = np.empty(V), np.empty(V), np.empty(L)
+    for k in range(Ws.shape[0]):
+        G, _ = _stage2_full(np.ascontiguousarray(Ws[k]), E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
+        out[k] = G
+
+
+@njit(cache=True)
+def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi):  # pragma: no cover - compiled
+    """``grad_{W_kq} L`` (into ``G``, token coordinates) and ``L`` in O(N L) for value columns of
+    Lemma 3's shape ``U[:, i] = a_i e_{t_i} + b_i 1`` (``t_i = -1``: a constant column), canonical
+    embeddings; ``phi`` is filled with the attention.
+
+    Per sample the logits are a common value plus ``s_c = sum_{l: t_l = c} phi_l a_l`` on each
+    special coordinate ``c``; relative to the target ``y`` the |V| - k common coordinates sit at
+    ``-s_y`` and each other special coordinate at ``s_c - s_y``, so the log-sum-exp and the
+    wrong-class probabilities need no |V|-sized array (as :func:`ntpcheck.model.cross_entropy_parts`,
+    ``log1p`` when ``y`` is the arg-max).  ``h_l = pi a_l (p_{t_l}`` or ``-(1 - p_y)`` if ``t_l = y)``
+    (the ``b_i 1`` part cancels), and the softmax Jacobian is applied centred as in
+    :func:`_stage2_grad`.
+    """
+    N, L = tokens.shape
+    V = K.shape[0]
+    G[:, :] = 0.0
+    first = np.full(V, -1)  # per sample: first position of each special coordinate (reset after)
+    tl = np.empty(L, dtype=np.int64)
+    gsum = np.empty(L)
+    h = np.empty(L)
+    total_loss = 0.0
+    for n in range(N):
+        q = query[n]
+        y = target[n]
+        mx = -np.inf
+        for l in range(L):
+            if mask[n, l]:
+                s = K[tokens[n, l], q]
+                phi[n, l] = s
+                if s > mx:
+                    mx = s
+        ssum = 0.0
+        for l in range(L):
+            if mask[n, l]:
+                e = math.exp(phi[n, l] - mx)
+                phi[n, l] = e
+                ssum += e
+            else:
+                phi[n, l] = 0.0
+        for l in range(L):
+            phi[n, l] /= ssum
+        # group the positions by special coordinate; gsum[first position] = s_c
+        s_y = 0.0
+        n_other = 0
+        for l in range(L):
+            c = t_of[tokens[n, l]] if mask[n, l] else -1
+            tl[l] = c
+            gsum[l] = 0.0
+            if c >= 0:
+                w = phi[n, l] * a_of[tokens[n, l]]
+                if first[c] < 0:
+                    first[c] = l
+                    if c != y:
+                        n_other += 1
+                gsum[first[c]] += w
+                if c == y:
+                    s_y += w
+        g = V - (n_other + 1)  # common coordinates (neither special nor the target)
+        d_gen = -s_y
+        m = 0.0
+        if g > 0 and d_gen > m:
+            m = d_gen
+        for l in range(L):
+            c = tl[l]
+            if c >= 0 and c != y and first[c] == l and gsum[l] - s_y > m:
+                m = gsum[l] - s_y
+        # e = exp(d - m) per distinct coordinate, then p = e exp(m - loss) (cross_entropy_parts)
+        e_gen = math.exp(d_gen - m)
+        other = g * e_gen
+        for l in range(L):
+            c = tl[l]
+            if c >= 0 and c != y and first[c] == l:
+                gsum[l] = math.exp(gsum[l] - s_y - m)  # gsum now holds e of its coordinate
+                other += gsum[l]
+        lo = math.log1p(other) if m == 0.0 else m + math.log(math.exp(-m) + other)
+        total_loss += pi[n] * lo
+        f = math.exp(m - lo)
+        total = g * (e_gen * f)
+        for l in range(L):
+            c = tl[l]
+            if c >= 0 and c != y and first[c] == l:
+                gsum[l] *= f  # p of its coordinate
+                total += gsum[l]
+        for l in range(L):
+            c = tl[l]
+            if c < 0:
+                h[l] = 0.0
+            elif c == y:
+                h[l] = pi[n] * a_of[tokens[n, l]] * (-total)
+            else:
+                h[l] = pi[n] * a_of[tokens[n, l]] * gsum[first[c]]
+        for l in range(L):
+            if tl[l] >= 0:
+                first[tl[l]] = -1
+        k = 0
+        for l in range(L):
+            if phi[n, l] > phi[n, k]:
+                k = l
+        c0 = h[k]
+        S = 0.0
+        A = 0.0
+        for l in range(L):
+            S += phi[n, l]
+            A += phi[n, l] * (h[l] - c0)
+        for l in range(L):
+            if mask[n, l]:
+                G[tokens[n, l], q] += phi[n, l] * ((h[l] - c0) * S - A)
+    return total_loss
