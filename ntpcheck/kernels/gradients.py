@@ -10,6 +10,50 @@ from numba import njit
 __all__ = ["stage2_gradients", "stage2_structured"]
 
 
+@njit(cache=True, inline="always")
+def _attention(K, tokens, mask, n, q, phi):  # pragma: no cover - compiled
+    """``phi[n] = softmax`` of the scores ``K[i_l, q]`` over the real positions (Eq. 9), 0 on padding."""
+    L = tokens.shape[1]
+    mx = -np.inf
+    for l in range(L):
+        if mask[n, l]:
+            s = K[tokens[n, l], q]
+            phi[n, l] = s
+            if s > mx:
+                mx = s
+    ssum = 0.0
+    for l in range(L):
+        if mask[n, l]:
+            e = math.exp(phi[n, l] - mx)
+            phi[n, l] = e
+            ssum += e
+        else:
+            phi[n, l] = 0.0
+    for l in range(L):
+        phi[n, l] /= ssum
+
+
+@njit(cache=True, inline="always")
+def _backward_scatter(phi, h, tokens, mask, n, q, G):  # pragma: no cover - compiled
+    """``G[i_l, q] += r_l`` with ``r = (diag phi - phi phi^T) h`` for sample ``n``, in the centred
+    form of :func:`ntpcheck.model.softmax_backward_centred` (``c = h`` at the first arg-max of
+    ``phi``): positions whose ``h`` equals ``c`` contribute exactly nothing."""
+    L = tokens.shape[1]
+    k = 0
+    for l in range(L):
+        if phi[n, l] > phi[n, k]:
+            k = l
+    c = h[k]
+    S = 0.0
+    A = 0.0
+    for l in range(L):
+        S += phi[n, l]
+        A += phi[n, l] * (h[l] - c)
+    for l in range(L):
+        if mask[n, l]:
+            G[tokens[n, l], q] += phi[n, l] * ((h[l] - c) * S - A)
+
+
 @njit(cache=True)
 def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pragma: no cover - compiled
     """``G = grad_{W_kq} L`` over (token, query) pairs (canonical coordinates), the loss, and
@@ -20,24 +64,7 @@ def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pr
     total_loss = 0.0
     for n in range(N):
         q = query[n]
-        # attention: softmax of the scores over the real positions (Eq. 9)
-        mx = -np.inf
-        for l in range(L):
-            if mask[n, l]:
-                s = K[tokens[n, l], q]
-                phi[n, l] = s
-                if s > mx:
-                    mx = s
-        ssum = 0.0
-        for l in range(L):
-            if mask[n, l]:
-                e = math.exp(phi[n, l] - mx)
-                phi[n, l] = e
-                ssum += e
-            else:
-                phi[n, l] = 0.0
-        for l in range(L):
-            phi[n, l] /= ssum
+        _attention(K, tokens, mask, n, q, phi)
         # logits z = sum_l phi_l U[:, i_l]
         z[:] = 0.0
         for l in range(L):
@@ -82,20 +109,7 @@ def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pr
                 h[l] = pi[n] * (acc - ptot * row[y])
             else:
                 h[l] = 0.0
-        # centred softmax backward: c = h at the first arg-max of phi
-        k = 0
-        for l in range(L):
-            if phi[n, l] > phi[n, k]:
-                k = l
-        c = h[k]
-        S = 0.0
-        A = 0.0
-        for l in range(L):
-            S += phi[n, l]
-            A += phi[n, l] * (h[l] - c)
-        for l in range(L):
-            if mask[n, l]:
-                G[tokens[n, l], q] += phi[n, l] * ((h[l] - c) * S - A)
+        _backward_scatter(phi, h, tokens, mask, n, q, G)
     return total_loss
 
 
@@ -190,23 +204,7 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi):  
     for n in range(N):
         q = query[n]
         y = target[n]
-        mx = -np.inf
-        for l in range(L):
-            if mask[n, l]:
-                s = K[tokens[n, l], q]
-                phi[n, l] = s
-                if s > mx:
-                    mx = s
-        ssum = 0.0
-        for l in range(L):
-            if mask[n, l]:
-                e = math.exp(phi[n, l] - mx)
-                phi[n, l] = e
-                ssum += e
-            else:
-                phi[n, l] = 0.0
-        for l in range(L):
-            phi[n, l] /= ssum
+        _attention(K, tokens, mask, n, q, phi)
         # group the positions by special coordinate; gsum[first position] = s_c
         s_y = 0.0
         n_other = 0
@@ -260,17 +258,5 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi):  
         for l in range(L):
             if tl[l] >= 0:
                 first[tl[l]] = -1
-        k = 0
-        for l in range(L):
-            if phi[n, l] > phi[n, k]:
-                k = l
-        c0 = h[k]
-        S = 0.0
-        A = 0.0
-        for l in range(L):
-            S += phi[n, l]
-            A += phi[n, l] * (h[l] - c0)
-        for l in range(L):
-            if mask[n, l]:
-                G[tokens[n, l], q] += phi[n, l] * ((h[l] - c0) * S - A)
+        _backward_scatter(phi, h, tokens, mask, n, q, G)
     return total_loss
