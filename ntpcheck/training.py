@@ -207,11 +207,11 @@ def run_stage1(
     Ecan = None if is_canonical(E) else E
     W0 = np.zeros((st.dataset.n_vocab, E.shape[0]))
     # The log-scaled gradient keeps the exact NGD direction when the loss underflows.
-    if compiled if compiled is not None else st.dataset.n_vocab**2 <= COMPILED_MAX_WORK:
+    if compiled if compiled is not None else (st.dataset.n_vocab**2 <= COMPILED_MAX_WORK and _small_embeddings(E)):
         from .kernels import stage1_ngd_block
 
         args = (np.ascontiguousarray(E, dtype=float), is_canonical(E), coll.source.astype(np.int64), coll.target.astype(np.int64))
-        W, stopped = _ngd_compiled(stage1_ngd_block, W0, T, eta0, rec, stride, (0,), *args)
+        W, stopped = _ngd_compiled(stage1_ngd_block, W0, T, eta0, rec, stride, (0, 0), *args)
     else:
         W, stopped = _ngd(W0, T, eta0, lambda W: model.stage1_grad_scaled(W, Ecan, coll)[::2], rec, stride)
     return rec.result(W, stopped, t0)
@@ -243,7 +243,7 @@ def run_stage2(
     d = E.shape[0]
     W0 = np.zeros((d, d)) if W_kq0 is None else np.array(W_kq0, dtype=float)
     t0 = time.perf_counter()
-    if compiled if compiled is not None else compiled_applies(arr):
+    if compiled if compiled is not None else (compiled_applies(arr) and _small_embeddings(E)):
         from .kernels import stage2_ngd_block
 
         args = stage2_step.compiled_args(W_ov, E, arr)
@@ -259,6 +259,15 @@ def run_stage2(
 COMPILED_MAX_WORK = 2**18
 #: Bytes of recorded steps the compiled loop buffers before the recorder reduces them.
 _COMPILED_BUFFER_BYTES = 8 * 2**20
+
+
+#: Largest embedding dimension of non-canonical embeddings the compiled loops take (they
+#: multiply by ``E`` with plain loops; BLAS is faster above this).
+COMPILED_MAX_DIM = 64
+
+
+def _small_embeddings(E: np.ndarray) -> bool:
+    return is_canonical(E) or max(E.shape) <= COMPILED_MAX_DIM
 
 
 def compiled_applies(arr) -> bool:

@@ -10,6 +10,21 @@ from numba import njit
 __all__ = ["stage2_gradients", "stage2_structured"]
 
 
+@njit(cache=True)
+def _mm(A, B):  # pragma: no cover - compiled
+    """``A @ B`` by loops (i, k, j order): as fast as BLAS at the sizes compiled here
+    (:data:`ntpcheck.training.COMPILED_MAX_DIM`), and it keeps BLAS out of the compile
+    (numba's ``@`` tripled the first-use compile time)."""
+    n, m = A.shape
+    out = np.zeros((n, B.shape[1]))
+    for i in range(n):
+        for k in range(m):
+            a = A[i, k]
+            for j in range(B.shape[1]):
+                out[i, j] += a * B[k, j]
+    return out
+
+
 @njit(cache=True, inline="always")
 def _attention(K, tokens, mask, n, q, phi):  # pragma: no cover - compiled
     """``phi[n] = softmax`` of the scores ``K[i_l, q]`` over the real positions (Eq. 9), 0 on padding."""
@@ -60,13 +75,13 @@ def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pr
     ``phi`` filled in place; ``z``, ``p`` (|V|) and ``h`` (L_max) are scratch."""
     N, L = tokens.shape
     V = UT.shape[0]
-    G[:, :] = 0.0
+    G.fill(0.0)
     total_loss = 0.0
     for n in range(N):
         q = query[n]
         _attention(K, tokens, mask, n, q, phi)
         # logits z = sum_l phi_l U[:, i_l]
-        z[:] = 0.0
+        z.fill(0.0)
         for l in range(L):
             if mask[n, l]:
                 w = phi[n, l]
@@ -119,8 +134,8 @@ def _stage2_full(W, E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi
     if canonical:
         return Gtok, _stage2_grad(W, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
     ET = np.ascontiguousarray(E.T)
-    lo = _stage2_grad(ET @ W @ E, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
-    return E @ Gtok @ ET, lo
+    lo = _stage2_grad(_mm(_mm(ET, W), E), UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
+    return _mm(_mm(E, Gtok), ET), lo
 
 
 @njit(cache=True)
@@ -129,7 +144,7 @@ def _stage1_full(W, E, canonical, source, target, Gtok, g):  # pragma: no cover 
     ``g_v = exp(log p_v - M)`` for the wrong classes (``M`` the largest ``log p``), ``g_y = -sum g_v``,
     scattered to column ``x`` of the token-coordinate gradient; zero if every ``log p`` is ``-inf``."""
     V = Gtok.shape[0]
-    U = W if canonical else W @ E
+    U = W if canonical else _mm(W, E)
     C = source.shape[0]
     M = -np.inf
     total = 0.0
@@ -150,7 +165,7 @@ def _stage1_full(W, E, canonical, source, target, Gtok, g):  # pragma: no cover 
         for v in range(V):
             if v != y and U[v, x] - zy - lo > M:
                 M = U[v, x] - zy - lo
-    Gtok[:, :] = 0.0
+    Gtok.fill(0.0)
     if M > -np.inf and M < np.inf:
         for k in range(C):
             x, y = source[k], target[k]
@@ -164,7 +179,7 @@ def _stage1_full(W, E, canonical, source, target, Gtok, g):  # pragma: no cover 
             Gtok[y, x] -= s
     if canonical:
         return Gtok, total
-    return Gtok @ np.ascontiguousarray(E.T), total
+    return _mm(Gtok, np.ascontiguousarray(E.T)), total
 
 
 @njit(cache=True)
@@ -175,8 +190,10 @@ def stage2_gradients(Ws, E, canonical, UT, tokens, mask, query, target, pi, out)
     Gtok, phi = np.empty((V, V)), np.empty((N, L))
     z, p, h = np.empty(V), np.empty(V), np.empty(L)
     for k in range(Ws.shape[0]):
-        G, _ = _stage2_full(np.ascontiguousarray(Ws[k]), E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
-        out[k] = G
+        G, _ = _stage2_full(Ws[k], E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
+        for i in range(G.shape[0]):  # out[k] = G, by loops (faster to compile)
+            for j in range(G.shape[1]):
+                out[k, i, j] = G[i, j]
 
 
 @njit(cache=True)
@@ -195,7 +212,7 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi):  
     """
     N, L = tokens.shape
     V = K.shape[0]
-    G[:, :] = 0.0
+    G.fill(0.0)
     first = np.full(V, -1)  # per sample: first position of each special coordinate (reset after)
     tl = np.empty(L, dtype=np.int64)
     gsum = np.empty(L)

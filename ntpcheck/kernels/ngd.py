@@ -20,12 +20,13 @@ RUNNING, DONE, ZERO_GRADIENT, NOT_FINITE = 0, 1, 2, 3
 def _max_abs(G):  # pragma: no cover - compiled
     """``max |G|`` as ``np.max(np.abs(G))`` gives it: NaN if an entry is NaN, else possibly inf."""
     scale = 0.0
-    for a in G.ravel():
-        a = abs(a)
-        if a != a:
-            return a
-        if a > scale:
-            scale = a
+    for i in range(G.shape[0]):
+        for j in range(G.shape[1]):
+            a = abs(G[i, j])
+            if a != a:
+                return a
+            if a > scale:
+                scale = a
     return scale
 
 
@@ -45,8 +46,23 @@ def _status(t, n_steps, scale):  # pragma: no cover - compiled
 @njit(cache=True)
 def _ngd_update(W, G, scale, eta):  # pragma: no cover - compiled
     """``W -= eta Gs/||Gs||`` in place with ``Gs = G/scale`` (:func:`ntpcheck.training.ngd_step`)."""
-    Gs = G / scale
-    W -= (eta / math.sqrt(np.sum(Gs * Gs))) * Gs
+    ss = 0.0
+    for i in range(G.shape[0]):
+        for j in range(G.shape[1]):
+            gs = G[i, j] / scale
+            ss += gs * gs
+    f = eta / math.sqrt(ss)
+    for i in range(G.shape[0]):
+        for j in range(G.shape[1]):
+            W[i, j] -= f * (G[i, j] / scale)
+
+
+@njit(cache=True)
+def _copy2(dst, src):  # pragma: no cover - compiled
+    """``dst[:] = src`` for 2-D arrays, by loops (numba's array assignment is slow to compile)."""
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            dst[i, j] = src[i, j]
 
 
 @njit(cache=True)
@@ -58,10 +74,10 @@ def _advance(W, G, lo, extra, t, n_steps, recorded, eta, written, out_t, out_W, 
     status = _status(t, n_steps, scale)
     if recorded[t] or status != RUNNING:
         out_t[written] = t
-        out_W[written] = W
+        _copy2(out_W[written], W)
         out_loss[written] = lo
         out_scale[written] = scale
-        out_extra[written] = extra
+        _copy2(out_extra[written], extra)
         written += 1
     if status != RUNNING:
         return t, written, status
@@ -98,7 +114,7 @@ def stage1_ngd_block(W, t, n_steps, recorded, eta, E, canonical, source, target,
                      out_t, out_W, out_loss, out_scale, out_none):  # pragma: no cover - compiled
     """Stage 1's normalised GD on ``W_ov`` from ``W = W_ov^(t)``, on the log-scaled gradient of
     :func:`_stage1_full`; buffers, return value and status as :func:`stage2_ngd_block`
-    (``out_none`` has a 0-sized trailing shape)."""
+    (``out_none`` has shape ``(cap, 0, 0)``: stage 1 records nothing besides ``W``)."""
     V = W.shape[0]
     Gtok, g = np.empty((V, V)), np.empty(source.shape[0])
     none = np.empty(out_none.shape[1:])
