@@ -5,7 +5,9 @@
 Target (issue 15): every variant of :data:`ntpcheck.algorithms.VARIANTS` within 3x of
 Algorithm 1's time (|V| = 20, seed 5: 84 samples, T = T' = 900, the curves recorded).
 Compare the ``min`` column of each row with ``algorithm-1``'s: the ratio is the figure,
-measured in one process on a shared machine.
+measured in one process on a shared machine.  Since issue 13, Algorithm 1 runs compiled
+(:mod:`ntpcheck.kernels`) while the variants' general loop is numpy, so the ratio is 6-10x
+(README, "Speed").
 """
 
 import numpy as np
