@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from .data import SampleArrays
-from .embeddings import is_canonical
 from .model import _score_gradient, _token_values, attention_fn, cross_entropy_parts, scatter_index, softmax_backward_centred
 
 __all__ = ["stage2_grad_fn", "compiled_args", "gradients_at", "lemma3_structure", "GATHER_BYTES", "GATHER_BLOCK_BYTES"]
@@ -51,10 +50,9 @@ def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, arr: SampleArrays):
     """``W_kq -> (grad, L, phi)`` in O(N L) for value columns ``a_i e_{t_i} + b_i 1`` (canonical
     embeddings), compiled (:func:`ntpcheck.kernels.stage2_structured`)."""
-    from .kernels import stage2_structured
+    from .kernels import sample_args, stage2_structured
 
-    args = (t_of.astype(np.int64), a_of.astype(float), arr.tokens.astype(np.int64), np.ascontiguousarray(arr.mask),
-            arr.query.astype(np.int64), arr.target.astype(np.int64), arr.pi.astype(float))
+    args = (t_of.astype(np.int64), a_of.astype(float), *sample_args(arr))
     V, shape = arr.n_vocab, arr.tokens.shape
 
     def grad(Wkq: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
@@ -141,10 +139,11 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
 def compiled_args(Wov: np.ndarray, E: np.ndarray, arr: SampleArrays) -> tuple:
     """The stage-2 arguments of the compiled loops (:mod:`ntpcheck.kernels`): ``E``, whether it is
     canonical, the value columns ``U^T`` (``U = W_ov E``), and the sample arrays."""
-    canonical = is_canonical(E)
+    from .kernels import embedding_args, sample_args
+
+    E, canonical = embedding_args(E)
     UT = np.ascontiguousarray(_token_values(Wov, None if canonical else E).T)
-    return (np.ascontiguousarray(E, dtype=float), canonical, UT, arr.tokens.astype(np.int64), np.ascontiguousarray(arr.mask),
-            arr.query.astype(np.int64), arr.target.astype(np.int64), arr.pi.astype(float))
+    return (E, canonical, UT, *sample_args(arr))
 
 
 def gradients_at(Wov: np.ndarray, Ws: np.ndarray, E: np.ndarray, arr: SampleArrays) -> np.ndarray:

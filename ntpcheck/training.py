@@ -154,6 +154,11 @@ _ZERO = "is exactly zero (underflow, or a flat loss such as W_ov = 0)"
 _NOT_FINITE = "is not finite (the parameters overflowed: step size too large?)"
 
 
+def _stopped(why: str, t: int) -> str:
+    """:attr:`StageTrajectory.stopped` for a gradient that ``why`` at step ``t``."""
+    return f"gradient {why} at step {t}; training stopped before that update"
+
+
 def _ngd(
     W0: np.ndarray,
     n_steps: int,
@@ -180,8 +185,7 @@ def _ngd(
         if scale == 0.0 or not np.isfinite(scale):
             if not recorded[t]:
                 record(t, W, lo, scale, *extra)
-            why = _ZERO if scale == 0.0 else _NOT_FINITE
-            return W, f"gradient {why} at step {t}; training stopped before that update"
+            return W, _stopped(_ZERO if scale == 0.0 else _NOT_FINITE, t)
         W = ngd_step(W, G, scale, eta)
     return W, None  # pragma: no cover
 
@@ -199,7 +203,7 @@ def run_stage1(
     """Stage 1 of Algorithm 1 from ``W_ov = 0``; ``reference`` is usually ``W*_ov``.
 
     ``compiled``: as in :func:`run_stage2` (by default compiled while ``|V|^2`` is at most
-    :data:`COMPILED_MAX_WORK`).
+    :data:`COMPILED_MAX_WORK`, :func:`_use_compiled`).
     """
     coll = collocation_arrays(st)
     rec = Recorder(stage1_margin_fn(E, coll), reference, keep_weights=keep_weights)
@@ -207,10 +211,10 @@ def run_stage1(
     Ecan = None if is_canonical(E) else E
     W0 = np.zeros((st.dataset.n_vocab, E.shape[0]))
     # The log-scaled gradient keeps the exact NGD direction when the loss underflows.
-    if compiled if compiled is not None else (st.dataset.n_vocab**2 <= COMPILED_MAX_WORK and _small_embeddings(E)):
-        from .kernels import stage1_ngd_block
+    if _use_compiled(compiled, st.dataset.n_vocab**2, E):
+        from .kernels import embedding_args, stage1_ngd_block
 
-        args = (np.ascontiguousarray(E, dtype=float), is_canonical(E), coll.source.astype(np.int64), coll.target.astype(np.int64))
+        args = (*embedding_args(E), coll.source.astype(np.int64), coll.target.astype(np.int64))
         W, stopped = _ngd_compiled(stage1_ngd_block, W0, T, eta0, rec, stride, (0, 0), *args)
     else:
         W, stopped = _ngd(W0, T, eta0, lambda W: model.stage1_grad_scaled(W, Ecan, coll)[::2], rec, stride)
@@ -234,8 +238,9 @@ def run_stage2(
 
     ``compiled``: run the loop compiled (:mod:`ntpcheck.kernels`) or in numpy
     (:func:`ntpcheck.stage2_step.stage2_grad_fn`); by default compiled while a
-    step's dense work ``N L_max |V|`` is at most :data:`COMPILED_MAX_WORK`.
-    Both compute the same numbers to rounding.
+    step's dense work ``N L_max |V|`` is at most :data:`COMPILED_MAX_WORK` and the
+    embeddings are canonical or small (:func:`_use_compiled`).  Both compute the same
+    numbers to rounding.
     """
     arr = st.dataset.arrays
     Ecan = None if is_canonical(E) else E
@@ -243,7 +248,7 @@ def run_stage2(
     d = E.shape[0]
     W0 = np.zeros((d, d)) if W_kq0 is None else np.array(W_kq0, dtype=float)
     t0 = time.perf_counter()
-    if compiled if compiled is not None else (compiled_applies(arr) and _small_embeddings(E)):
+    if _use_compiled(compiled, arr.n_samples * arr.l_max * arr.n_vocab, E):
         from .kernels import stage2_ngd_block
 
         args = stage2_step.compiled_args(W_ov, E, arr)
@@ -266,13 +271,12 @@ _COMPILED_BUFFER_BYTES = 8 * 2**20
 COMPILED_MAX_DIM = 64
 
 
-def _small_embeddings(E: np.ndarray) -> bool:
-    return is_canonical(E) or max(E.shape) <= COMPILED_MAX_DIM
-
-
-def compiled_applies(arr) -> bool:
-    """Whether :func:`run_stage2` uses the compiled loop for these samples."""
-    return arr.n_samples * arr.l_max * arr.n_vocab <= COMPILED_MAX_WORK
+def _use_compiled(compiled: bool | None, work: int, E: np.ndarray) -> bool:
+    """``compiled`` if given; else whether a step's ``work`` is at most :data:`COMPILED_MAX_WORK`
+    and the embeddings canonical or of dimension at most :data:`COMPILED_MAX_DIM`."""
+    if compiled is not None:
+        return compiled
+    return work <= COMPILED_MAX_WORK and (is_canonical(E) or max(E.shape) <= COMPILED_MAX_DIM)
 
 
 def _ngd_compiled(block, W0: np.ndarray, n_steps: int, eta: float, rec: Recorder, stride: int,
@@ -293,9 +297,9 @@ def _ngd_compiled(block, W0: np.ndarray, n_steps: int, eta: float, rec: Recorder
         t, k, status = block(W, t, n_steps, recorded, eta, *args, *out)
         rec.extend(*(a[:k] for a in out))
     if status == kernels.ZERO_GRADIENT:
-        return W, f"gradient {_ZERO} at step {t}; training stopped before that update"
+        return W, _stopped(_ZERO, t)
     if status == kernels.NOT_FINITE:
-        return W, f"gradient {_NOT_FINITE} at step {t}; training stopped before that update"
+        return W, _stopped(_NOT_FINITE, t)
     return W, None
 
 

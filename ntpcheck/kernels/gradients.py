@@ -25,6 +25,33 @@ def _mm(A, B):  # pragma: no cover - compiled
     return out
 
 
+@njit(cache=True)
+def _loss_from(m, other):  # pragma: no cover - compiled
+    """The loss of :func:`ntpcheck.model.cross_entropy_parts` from ``m = max_v (z_v - z_y) >= 0``
+    and ``other = sum_{v != y} exp(z_v - z_y - m)``: ``log1p(other)`` when ``y`` is the arg-max
+    (``m = 0``), else ``m + log(exp(-m) + other)``; accurate to relative precision at 1e-300."""
+    return math.log1p(other) if m == 0.0 else m + math.log(math.exp(-m) + other)
+
+
+@njit(cache=True)
+def _cross_entropy_row(z, y, e):  # pragma: no cover - compiled
+    """``(m, loss)`` of one logit row ``z`` with target ``y`` (:func:`_loss_from`), and
+    ``e_v = exp(z_v - z_y - m)`` for ``v != y``, ``e_y = 0``, written to ``e``."""
+    zy = z[y]
+    m = 0.0
+    for v in range(z.shape[0]):
+        if z[v] - zy > m:
+            m = z[v] - zy
+    other = 0.0
+    for v in range(z.shape[0]):
+        if v == y:
+            e[v] = 0.0
+        else:
+            e[v] = math.exp(z[v] - zy - m)
+            other += e[v]
+    return m, _loss_from(m, other)
+
+
 @njit(cache=True, inline="always")
 def _attention(K, tokens, mask, n, q, phi):  # pragma: no cover - compiled
     """``phi[n] = softmax`` of the scores ``K[i_l, q]`` over the real positions (Eq. 9), 0 on padding."""
@@ -88,26 +115,9 @@ def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pr
                 row = UT[tokens[n, l]]
                 for v in range(V):
                     z[v] += w * row[v]
-        # cross_entropy_parts: d = z - z_y, m = max d >= 0, p_v = exp(d_v - loss) for v != y
+        # cross_entropy_parts: p_v = exp(z_v - z_y - loss) = e_v exp(m - loss) for v != y
         y = target[n]
-        zy = z[y]
-        m = 0.0
-        for v in range(V):
-            d = z[v] - zy
-            if d > m:
-                m = d
-        other = 0.0
-        for v in range(V):
-            if v == y:
-                p[v] = 0.0
-            else:
-                e = math.exp(z[v] - zy - m)
-                p[v] = e
-                other += e
-        if m == 0.0:
-            lo = math.log1p(other)
-        else:
-            lo = m + math.log(math.exp(-m) + other)
+        m, lo = _cross_entropy_row(z, y, p)
         f = math.exp(m - lo)
         ptot = 0.0
         for v in range(V):
@@ -139,10 +149,11 @@ def _stage2_full(W, E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi
 
 
 @njit(cache=True)
-def _stage1_full(W, E, canonical, source, target, Gtok, g):  # pragma: no cover - compiled
+def _stage1_full(W, E, canonical, source, target, Gtok, g, z, e):  # pragma: no cover - compiled
     """Eq. (5) up to a positive factor and ``L_0``, as :func:`ntpcheck.model.stage1_grad_scaled`:
     ``g_v = exp(log p_v - M)`` for the wrong classes (``M`` the largest ``log p``), ``g_y = -sum g_v``,
-    scattered to column ``x`` of the token-coordinate gradient; zero if every ``log p`` is ``-inf``."""
+    scattered to column ``x`` of the token-coordinate gradient; zero if every ``log p`` is ``-inf``.
+    ``g`` (|C|) receives the losses; ``z``, ``e`` (|V|) are scratch."""
     V = Gtok.shape[0]
     U = W if canonical else _mm(W, E)
     C = source.shape[0]
@@ -150,16 +161,10 @@ def _stage1_full(W, E, canonical, source, target, Gtok, g):  # pragma: no cover 
     total = 0.0
     for k in range(C):  # first pass: the losses and the largest log p
         x, y = source[k], target[k]
+        for v in range(V):
+            z[v] = U[v, x]
+        lo = _cross_entropy_row(z, y, e)[1]
         zy = U[y, x]
-        m = 0.0
-        for v in range(V):
-            if U[v, x] - zy > m:
-                m = U[v, x] - zy
-        other = 0.0
-        for v in range(V):
-            if v != y:
-                other += math.exp(U[v, x] - zy - m)
-        lo = math.log1p(other) if m == 0.0 else m + math.log(math.exp(-m) + other)
         g[k] = lo
         total += lo
         for v in range(V):
@@ -173,9 +178,9 @@ def _stage1_full(W, E, canonical, source, target, Gtok, g):  # pragma: no cover 
             s = 0.0
             for v in range(V):
                 if v != y:
-                    e = math.exp(U[v, x] - zy - g[k] - M)
-                    Gtok[v, x] += e
-                    s += e
+                    w = math.exp(U[v, x] - zy - g[k] - M)
+                    Gtok[v, x] += w
+                    s += w
             Gtok[y, x] -= s
     if canonical:
         return Gtok, total
@@ -255,7 +260,7 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi):  
             if c >= 0 and c != y and first[c] == l:
                 gsum[l] = math.exp(gsum[l] - s_y - m)  # gsum now holds e of its coordinate
                 other += gsum[l]
-        lo = math.log1p(other) if m == 0.0 else m + math.log(math.exp(-m) + other)
+        lo = _loss_from(m, other)
         total_loss += pi[n] * lo
         f = math.exp(m - lo)
         total = g * (e_gen * f)

@@ -116,11 +116,11 @@ def stage1_ngd_block(W, t, n_steps, recorded, eta, E, canonical, source, target,
     :func:`_stage1_full`; buffers, return value and status as :func:`stage2_ngd_block`
     (``out_none`` has shape ``(cap, 0, 0)``: stage 1 records nothing besides ``W``)."""
     V = W.shape[0]
-    Gtok, g = np.empty((V, V)), np.empty(source.shape[0])
+    Gtok, g, z, e = np.empty((V, V)), np.empty(source.shape[0]), np.empty(V), np.empty(V)
     none = np.empty(out_none.shape[1:])
     written = 0
     while True:
-        G, lo = _stage1_full(W, E, canonical, source, target, Gtok, g)
+        G, lo = _stage1_full(W, E, canonical, source, target, Gtok, g, z, e)
         t, written, status = _advance(W, G, lo, none, t, n_steps, recorded, eta, written, out_t, out_W, out_loss, out_scale, out_none)
         if status != RUNNING or written >= out_W.shape[0] - 1:
             return t, written, status

@@ -98,8 +98,8 @@ def prop2_search_score(ev: Evidence) -> float:
     d = hall_excess(ev)
     if d > -1.0:
         return d
-    _, counts = np.unique(ev.dataset.arrays.query, return_counts=True)
-    return -1.0 - 1.0 / max(int(counts.max(initial=1)), 1)
+    _, counts = np.unique(ev.dataset.arrays.query, return_counts=True)  # a dataset has samples
+    return -1.0 - 1.0 / int(counts.max())
 
 
 def check_prop2_exact(ev: Evidence, *, condition=None) -> Outcome:

@@ -14,7 +14,6 @@ import zlib
 import numpy as np
 
 from ntpcheck import model
-from ntpcheck.curves import row_norms
 from ntpcheck.model import safe_norm
 from ntpcheck.stage2_step import gradients_at
 
@@ -185,7 +184,7 @@ def check_lemma7(ev: Evidence) -> Outcome:
     zero = np.flatnonzero(sc == 0)
     keep = slice(0, zero[0] if len(zero) else len(sc))  # from an underflowed gradient on, nothing to compare
     G, Ws, steps = G[keep] / sc[keep, None, None], Ws[keep], steps[keep]
-    nw = row_norms(Ws.reshape(len(Ws), -1))
+    nw = s.norm[sel][keep]  # ||W^(t)||, as recorded
     alpha = bounds.lemma7_alpha(N, L, nws, nw)
     a = np.sum(G * Ws, axis=(1, 2)) / nw
     b = np.sum(G * ws, axis=(1, 2)) / nws
