@@ -26,6 +26,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from .errors import DatasetFormatError
+from .padding import pad_sentences
 
 __all__ = ["Sample", "Dataset", "SampleArrays", "validate_token", "RESERVED_TOKENS"]
 
@@ -336,25 +337,12 @@ class Dataset:
 
     @cached_property
     def arrays(self) -> SampleArrays:
-        """The samples as padded index arrays (see :class:`SampleArrays`)."""
-        n, lmax = self.n_samples, self.l_max
-        idx = self.index
-        lengths = np.fromiter((len(s.sentence) for s in self.samples), dtype=np.int64, count=n)
-        mask = np.arange(lmax)[None, :] < lengths[:, None]
-        tokens = np.zeros((n, lmax), dtype=np.int64)
-        prev: tuple[str, ...] = ()
-        for k, s in enumerate(self.samples):
-            sent = s.sentence
-            L = len(sent)
-            if k and L == len(prev) + 1 and sent[:-1] == prev:
-                # the previous sentence plus one token (the prefixes of a sequence line): copy its row
-                tokens[k, : L - 1] = tokens[k - 1, : L - 1]
-                tokens[k, L - 1] = idx[sent[-1]]
-            else:
-                tokens[k, :L] = np.fromiter((idx[t] for t in sent), dtype=np.int64, count=L)
-            prev = sent
+        """The samples as padded index arrays (see :class:`SampleArrays`, :func:`.padding.pad_sentences`)."""
+        tokens, mask, lengths = pad_sentences([s.sentence for s in self.samples], self.index)
+        n = len(lengths)
+        get = self.index.__getitem__
         query = tokens[np.arange(n), lengths - 1]
-        target = np.fromiter((idx[s.next] for s in self.samples), dtype=np.int64, count=n)
+        target = np.fromiter(map(get, (s.next for s in self.samples)), dtype=np.int64, count=n)
         for a in (tokens, mask, lengths, query, target):
             a.setflags(write=False)
         pi = self.pi.copy()

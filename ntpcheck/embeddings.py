@@ -8,6 +8,8 @@ embeddings (``E^T E = I``, which needs ``d >= |V|``).  The canonical basis
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .errors import EmbeddingError
@@ -29,9 +31,13 @@ __all__ = [
 ORTHONORMAL_TOL = 1e-9
 
 
+@lru_cache(maxsize=4)
 def canonical(n_vocab: int) -> np.ndarray:
-    """The canonical basis ``e_1..e_|V|`` as an identity matrix."""
-    return np.eye(n_vocab)
+    """The canonical basis ``e_1..e_|V|`` as an identity matrix (read-only, shared per size,
+    so that :func:`is_canonical` recognises it without comparing entries)."""
+    E = np.eye(n_vocab)
+    E.setflags(write=False)
+    return E
 
 
 def random_orthonormal(n_vocab: int, d: int | None = None, seed: int | np.random.Generator | None = 0) -> np.ndarray:
@@ -62,7 +68,11 @@ def as_embeddings(E: np.ndarray | None, n_vocab: int) -> np.ndarray:
 
 def is_canonical(E: np.ndarray) -> bool:
     """Whether ``E`` is the canonical basis (identity), which allows index gathers for products."""
-    return E.ndim == 2 and E.shape[0] == E.shape[1] and bool(np.array_equal(E, np.eye(E.shape[0])))
+    if E.ndim != 2 or E.shape[0] != E.shape[1]:
+        return False
+    if E is canonical(E.shape[0]):
+        return True
+    return bool(np.all(E.diagonal() == 1.0)) and np.count_nonzero(E) == E.shape[0]
 
 
 def orthonormality_defect(E: np.ndarray) -> float:

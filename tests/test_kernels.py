@@ -121,3 +121,32 @@ def test_search_sizes_run_compiled():
 
     for size in SIZES.values():
         assert size["max_samples"] * (size["max_len"] + 1) * size["max_vocab"] <= COMPILED_MAX_WORK
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 25), st.lists(st.tuples(st.integers(0, 24), st.integers(0, 24), st.integers(0, 9)), max_size=70))
+def test_max_flow_is_scipys_and_cuts_minimally(n, edges):
+    """The compiled Dinic flow is feasible, as large as scipy's ``maximum_flow``, and ``reach``
+    is the residual graph's reachable set from the source (the minimal min-cut source side)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import breadth_first_order, maximum_flow
+
+    from ntpcheck.kernels.maxflow import max_flow
+
+    e = np.array([(a % n, b % n, c) for a, b, c in edges if a % n != b % n], dtype=np.int64).reshape(-1, 3)
+    tail, head, cap = e[:, 0], e[:, 1], e[:, 2]
+    s, t = 0, n - 1
+    flow, reach = max_flow(n, tail, head, cap, s, t)
+    assert ((0 <= flow) & (flow <= cap)).all()
+    net = np.zeros(n, dtype=np.int64)
+    np.add.at(net, tail, -flow)
+    np.add.at(net, head, flow)
+    assert not net[1:-1].any()
+    C = sp.csr_matrix((cap.astype(np.int32), (tail, head)), shape=(n, n))
+    assert net[t] == maximum_flow(C, s, t).flow_value == cap[reach[tail] & ~reach[head]].sum()
+    res = sp.csr_matrix((np.concatenate([cap - flow, flow]), (np.concatenate([tail, head]), np.concatenate([head, tail]))), shape=(n, n))
+    res.data = (res.data > 0).astype(np.int8)
+    res.eliminate_zeros()
+    expect = np.zeros(n, dtype=bool)
+    expect[breadth_first_order(res, s, directed=True, return_predecessors=False)] = True
+    assert np.array_equal(reach, expect)

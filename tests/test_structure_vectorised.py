@@ -63,3 +63,27 @@ def test_order_edges_are_the_graph_edges(ds):
     st_ = analyse(ds)
     graphs = partial_orders(ds, st_.collocation)
     assert st_.order_edges == {q: list(g.edges) for q, g in graphs.items()}
+
+
+@st.composite
+def mixed_dataset(draw):
+    """Sequence lines (each gives all its prefixes, which ``arrays`` copies row from row) mixed
+    with free samples, in drawn order; shrinks towards one short line."""
+    lines = draw(st.lists(st.lists(st.sampled_from(TOKENS), min_size=2, max_size=7), min_size=1, max_size=4))
+    samples = [Sample(tuple(s[:l]), s[l]) for s in lines for l in range(1, len(s))]
+    free = draw(any_dataset()).samples if draw(st.booleans()) else ()
+    order = draw(st.permutations(range(len(samples) + len(free)))) if draw(st.booleans()) else range(len(samples) + len(free))
+    merged = [*samples, *free]
+    return Dataset.from_samples([merged[i] for i in order], vocab=TOKENS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(any_dataset(), mixed_dataset()))
+def test_sample_arrays_are_the_sentences(ds):
+    """``Dataset.arrays`` (one mapping pass, prefix rows copied) pads each sentence literally."""
+    a = ds.arrays
+    for k, s in enumerate(ds.samples):
+        L = len(s.sentence)
+        assert a.lengths[k] == L and a.mask[k].sum() == L and not a.tokens[k, L:].any()
+        assert [ds.vocab[i] for i in a.tokens[k, :L]] == list(s.sentence)
+        assert ds.vocab[a.query[k]] == s.sentence[-1] and ds.vocab[a.target[k]] == s.next

@@ -13,7 +13,8 @@ runs in one compiled function (:mod:`.ngd`) that writes the recorded steps
 :class:`ntpcheck.curves.Recorder` reduces block by block as before.
 :mod:`.gradients` also has the stage-2 gradient at a stack of parameters
 (:func:`stage2_gradients`) and the O(N L) gradient for value columns of
-Lemma 3's shape (:func:`stage2_structured`).
+Lemma 3's shape (:func:`stage2_structured`).  :mod:`.maxflow` is the integer
+max-flow (Dinic) of the exact Eq. (3) solver.
 
 The stage-2 arithmetic is that of the numpy dense path
 (:func:`ntpcheck.stage2_step.stage2_grad_fn`), sample by sample:

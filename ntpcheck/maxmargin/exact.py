@@ -85,9 +85,9 @@ def eq3_values(st: Structure) -> tuple[np.ndarray, dict]:
     """
     V = st.dataset.n_vocab
     U = np.zeros((V, V))
-    if not st.eq3_pairs:
-        return U, np.zeros(0)
     a, b, q = st.eq3_index
+    if not len(a):
+        return U, np.zeros(0)
     keys, inv = np.unique(np.concatenate([q * V + a, q * V + b]), return_inverse=True)
     K = len(a)
     is_o = np.zeros(len(keys), dtype=bool)

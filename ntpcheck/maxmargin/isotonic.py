@@ -43,48 +43,24 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, connected_components, maximum_flow
+from scipy.sparse.csgraph import connected_components
 
 from ..errors import NTPCheckError
+from ..kernels.maxflow import max_flow
 
 __all__ = ["isotonic_bipartite", "isotonic_blocks_batched"]
-
-_INT32 = np.iinfo(np.int32).max
-
 
 def _components(n: int, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     g = sp.coo_matrix((np.ones(len(ia)), (ia, ib)), shape=(n, n))
     return connected_components(g, directed=False)[1]
 
 
-def _flow(n: int, rows: list, cols: list, caps: list):
-    """One integer max-flow from ``n`` (source) to ``n + 1`` (sink); returns (capacities, flow)."""
+def _flow(n: int, rows: list, cols: list, caps: list) -> tuple[np.ndarray, np.ndarray]:
+    """One integer max-flow from ``n`` (source) to ``n + 1`` (sink) over the edges
+    ``rows[i][k] -> cols[i][k]``, concatenated in order; returns the flow on every edge and
+    the nodes reachable from the source in the residual graph (compiled Dinic)."""
     r, c, k = np.concatenate(rows), np.concatenate(cols), np.concatenate(caps)
-    if k.size and k.max() > _INT32:
-        raise NTPCheckError(f"a component of Eq. (3) is too large for 32-bit max-flow capacities ({k.max()})")
-    C = sp.csr_matrix((k.astype(np.int32), (r, c)), shape=(n + 2, n + 2))
-    return C, maximum_flow(C, n, n + 1).flow
-
-
-def _entries(F, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``F[rows[k], cols[k]]`` for every ``k`` (a sorted-key lookup; sparse fancy indexing is slow)."""
-    F = F.tocsr()
-    F.sort_indices()
-    n = F.shape[1]
-    keys = np.repeat(np.arange(F.shape[0], dtype=np.int64), np.diff(F.indptr)) * n + F.indices
-    want = rows.astype(np.int64) * n + cols
-    pos = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
-    return np.where(keys[pos] == want, F.data[pos], 0) if len(keys) else np.zeros(len(want))
-
-
-def _source_side(C, F, s: int) -> np.ndarray:
-    """Nodes reachable from ``s`` in the residual graph (the minimal source side of a min cut)."""
-    R = (C - F).tocsr()
-    R.data = (R.data > 0).astype(np.int8)
-    R.eliminate_zeros()
-    reach = np.zeros(C.shape[0], dtype=bool)
-    reach[breadth_first_order(R, s, directed=True, return_predecessors=False)] = True
-    return reach
+    return max_flow(n + 2, r.astype(np.int64), c.astype(np.int64), k.astype(np.int64), n, n + 1)
 
 
 def isotonic_blocks_batched(is_o: np.ndarray, ia: np.ndarray, ib: np.ndarray, label: np.ndarray | None = None) -> np.ndarray:
@@ -117,9 +93,9 @@ def isotonic_blocks_batched(is_o: np.ndarray, ia: np.ndarray, ib: np.ndarray, la
         non, opt = np.flatnonzero(live & ~is_o), np.flatnonzero(live & is_o)
         ea, eb = ia[inside], ib[inside]
         # s -> b: |O_S|, a -> t: |N_S|, b -> a: |O_S| + 1 (never saturated)
-        C, F = _flow(n, [np.full(len(non), n), opt, eb], [non, np.full(len(opt), n + 1), ea],
-                     [nO[label[non]], nN[label[opt]], nO[label[eb]] + 1])
-        up = _source_side(C, F, n)[:n] & live
+        _, reach = _flow(n, [np.full(len(non), n), opt, eb], [non, np.full(len(opt), n + 1), ea],
+                         [nO[label[non]], nN[label[opt]], nO[label[eb]] + 1])
+        up = reach[:n] & live
         weight = nO * np.bincount(label[up & ~is_o], minlength=nsets) - nN * np.bincount(label[up & is_o], minlength=nsets)
         split = weight > 0
         final |= ~split & (nO + nN > 0)
@@ -153,10 +129,9 @@ def isotonic_bipartite(is_o: np.ndarray, ia: np.ndarray, ib: np.ndarray, label: 
         live = np.zeros(n, dtype=bool)
         live[ea] = live[eb] = True
         ao, bn = np.flatnonzero(live & is_o), np.flatnonzero(live & ~is_o)
-        _, F = _flow(n, [np.full(len(ao), n), bn, ea], [ao, np.full(len(bn), n + 1), eb],
-                     [nN[block[ao]], nO[block[bn]], nN[block[ea]] + 1])
-        flows = _entries(F, ea, eb)
-        out = _entries(F, np.full(len(ao), n), ao)
+        flow, _ = _flow(n, [np.full(len(ao), n), bn, ea], [ao, np.full(len(bn), n + 1), eb],
+                        [nN[block[ao]], nO[block[bn]], nN[block[ea]] + 1])
+        out, flows = flow[: len(ao)], flow[len(ao) + len(bn):]
         if not np.array_equal(out, nN[block[ao]]):  # theory: a block's flow saturates the source
             raise NTPCheckError("internal error: the multiplier flow of an Eq. (3) block is not saturated")
         lam[rest] = flows / size[block[ea]]

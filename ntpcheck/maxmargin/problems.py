@@ -197,14 +197,14 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
     E = as_embeddings(embeddings, st.dataset.n_vocab)
     idx = st.dataset.index
     d = E.shape[0]
-    if is_canonical(E) and st.eq3_pairs:
+    if is_canonical(E) and len(st.eq3_index[0]):
         # canonical embeddings: row k is e_a e_q^T - e_b e_q^T, two entries
         a, b, q = st.eq3_index
         K = len(a)
-        R = sp.csr_matrix(
-            (np.concatenate([np.ones(K), -np.ones(K)]), (np.tile(np.arange(K), 2), np.concatenate([a * d + q, b * d + q]))),
-            shape=(K, d * d),
-        )
+        # two entries a row, written as CSR directly (a != b, so no duplicates)
+        cols = np.empty(2 * K, dtype=np.int64)
+        cols[0::2], cols[1::2] = a * d + q, b * d + q
+        R = sp.csr_matrix((np.tile([1.0, -1.0], K), cols, np.arange(0, 2 * K + 1, 2)), shape=(K, d * d))
         return MaxMarginProblem("Eq. (3)", R, (d, d), IndexLabels(st.dataset.vocab, a, b, q))
     a_list, b_list = [], []
     for a, b, q in st.eq3_pairs:
