@@ -76,7 +76,9 @@ def is_canonical(E: np.ndarray) -> bool:
 
 
 def orthonormality_defect(E: np.ndarray) -> float:
-    """``max |E^T E - I|``: 0 for orthonormal embeddings."""
+    """``max |E^T E - I|``: 0 for orthonormal embeddings (the canonical basis without a product)."""
+    if is_canonical(E):
+        return 0.0
     G = E.T @ E
     return float(np.max(np.abs(G - np.eye(G.shape[0]))))
 

@@ -138,3 +138,22 @@ def test_check_text_is_capped_on_long_sentences(capsys, tmp_path):
     code, out, _ = run(capsys, "check", str(f), "--json")
     d = json.loads(out)
     assert sum(len(c["violations"]) for c in d["assumptions"].values()) > 40
+
+
+def test_streamed_tables_are_the_plain_json():
+    """Under ``compact`` a finite :class:`ColumnTable` is streamed column by column; the document
+    parses to what the indented (whole) encoding gives, and a non-finite table is not streamed
+    but reported in ``non_finite``."""
+    import json
+
+    import numpy as np
+
+    from ntpcheck.app.output import ColumnTable, json_text
+
+    M = np.arange(12.0).reshape(3, 4) / 7
+    obj = {"a": 1, "t": ColumnTable(M, ["x", "y", "z"], ["q", "r"], [3, 0]), "u": ColumnTable(M, "xyz", [])}
+    streamed, whole = json.loads(json_text(obj, compact=True)), json.loads(json_text(obj))
+    assert streamed == whole and whole["t"] == {"q": {"x": 3 / 7, "y": 7 / 7, "z": 11 / 7}, "r": {"x": 0.0, "y": 4 / 7, "z": 8 / 7}}
+    M[1, 3] = np.inf
+    bad = json.loads(json_text(obj, compact=True))
+    assert bad["t"]["q"]["y"] is None and bad["non_finite"] == ["t.q.y: inf"]

@@ -23,7 +23,7 @@ from ntpcheck.textformat import load
 
 from . import render as report
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
-from .output import INTERRUPTED, json_text
+from .output import INTERRUPTED, ColumnTable, json_chunks
 
 __all__ = ["main", "build_parser"]
 
@@ -139,8 +139,9 @@ def _emit(args, obj, text, compact: bool = False) -> None:
     """Strict JSON (:func:`.output.json_text`) under ``--json``, else the text; either may be
     given as a function that builds it, so that only the one printed is built."""
     if args.json:
-        # Indented JSON goes through the pure-Python encoder; ``compact`` (large outputs) uses the C one.
-        print(json_text(obj() if callable(obj) else obj, compact))
+        for chunk in json_chunks(obj() if callable(obj) else obj, compact):  # large tables stream
+            sys.stdout.write(chunk.decode())
+        sys.stdout.write("\n")
     else:
         print(text() if callable(text) else text)
 
@@ -160,13 +161,15 @@ def cmd_check(args) -> int:
 
 def cmd_solve(args) -> int:
     from ntpcheck import maxmargin as mm
-    from ntpcheck.embeddings import is_orthonormal
-    from ntpcheck.properties.huang2024.bounds import prop2_values
+    from ntpcheck.embeddings import is_canonical, is_orthonormal
+    from ntpcheck.properties.huang2024.bounds import prop2_by_query
 
     ds = load(args.dataset)
     E = _embeddings(args, ds.n_vocab)
     st = analyse(ds)
-    solver = args.solver or ("exact" if is_orthonormal(E) else mm.DEFAULT_SOLVER)
+    canonical_E = is_canonical(E)
+    orthonormal = canonical_E or is_orthonormal(E)
+    solver = args.solver or ("exact" if orthonormal else mm.DEFAULT_SOLVER)
     if solver.lower() == "exact":
         s2 = mm.solve_eq2_exact(st, E)
         s3 = mm.solve_eq3_exact(st, E)
@@ -174,26 +177,25 @@ def cmd_solve(args) -> int:
         s2 = mm.solve(mm.build_eq2(st, E), solver)
         s3 = mm.solve(mm.build_eq3(st, E), solver)
     vocab = ds.vocab
-    U = s2.W @ E
-    K = E.T @ s3.W @ E
+    U, K = (s2.W, s3.W) if canonical_E else (s2.W @ E, E.T @ s3.W @ E)
     coll_tokens = [x for x in vocab if x in st.collocation.mapping]
     if not coll_tokens:
         _warn("no token has a collocation (no sample is 'x -> y'; Assumption 1(i)), so W*_ov is 0 and its table is empty")
     prop2 = None
     prop2_note = None
-    if is_orthonormal(E):
+    if orthonormal:
         try:
-            prop2 = prop2_values(st)
+            prop2 = ColumnTable(prop2_by_query(st).T, vocab, st.queries)
         except NTPCheckError as e:
             prop2_note = str(e)
     else:
         prop2_note = "Proposition 2 needs Assumption 2 (orthonormal embeddings)"
     closed = None
-    if is_orthonormal(E):
+    if orthonormal:
         closed = float(np.max(np.abs(mm.eq2_closed_form(st, E) - s2.W), initial=0.0))
     obj = {
         "w_ov": report.columns_by_token(U, vocab, coll_tokens),
-        "w_kq": report.matrix_by_query(K, vocab, st.queries),
+        "w_kq": report.matrix_by_query(K, vocab, st.queries),  # both ColumnTables: streamed under --json
         "prop2": prop2,
         "residuals": {"w_ov": s2.residuals.to_json(), "w_kq": s3.residuals.to_json()},
         "norms": {"w_ov": s2.norm, "w_kq": s3.norm},

@@ -24,6 +24,8 @@ from ntpcheck.assumptions import CheckResult
 from ntpcheck.properties.framework import COUNT_NAMES, ClaimResult, MatrixCell, Verdict
 from ntpcheck.structure import Structure
 
+from .output import ColumnTable
+
 __all__ = [
     "check_json",
     "check_text",
@@ -139,27 +141,23 @@ def indent(text: str, n: int = 2) -> str:
     return "\n".join(" " * n + ln for ln in text.splitlines())
 
 
-def matrix_by_query(K: np.ndarray, vocab, queries=None) -> dict[str, dict[str, float]]:
+def matrix_by_query(K: np.ndarray, vocab, queries=None) -> ColumnTable:
     """``{query: {token: K[token, query]}}`` for a ``|V| x |V|`` token-coordinate matrix."""
     queries = list(vocab) if queries is None else list(queries)
     idx = {t: i for i, t in enumerate(vocab)}
-    cols = K[:, [idx[q] for q in queries]].T.tolist()
-    return {q: dict(zip(vocab, c)) for q, c in zip(queries, cols)}
+    return ColumnTable(K, vocab, queries, [idx[q] for q in queries])
 
 
-def columns_by_token(U: np.ndarray, vocab, tokens=None) -> dict[str, dict[str, float]]:
+def columns_by_token(U: np.ndarray, vocab, tokens=None) -> ColumnTable:
     """``{x: {v: U[v, x]}}``: the column ``W x`` of a value matrix, by output token."""
-    tokens = list(vocab) if tokens is None else list(tokens)
-    idx = {t: i for i, t in enumerate(vocab)}
-    cols = U[:, [idx[x] for x in tokens]].T.tolist()
-    return {x: dict(zip(vocab, c)) for x, c in zip(tokens, cols)}
+    return matrix_by_query(U, vocab, tokens)
 
 
 def token_table(values: Mapping[str, Mapping[str, float]], vocab, title: str, digits: int = 6) -> str:
     """Render ``{column: {row: value}}`` as a table with one column per key."""
-    cols = list(values)
-    rows = [[v] + [fmt(values[c][v], digits) for c in cols] for v in vocab]
-    return title + "\n" + indent(table(rows, [""] + cols))
+    cols = {c: values[c] for c in values}  # each column built once (a ColumnTable builds on access)
+    rows = [[v] + [fmt(col[v], digits) for col in cols.values()] for v in vocab]
+    return title + "\n" + indent(table(rows, [""] + list(cols)))
 
 
 def result_summary(r: ClaimResult) -> str:

@@ -134,6 +134,15 @@ def _rows(a_list: list[np.ndarray], b_list: list[np.ndarray], shape: tuple[int, 
     )
 
 
+def _two_entry_rows(plus: np.ndarray, minus: np.ndarray, m: int) -> sp.csr_matrix:
+    """Rows ``e_plus[k] - e_minus[k]`` (``plus != minus``) of width ``m``, written as CSR directly
+    (canonical embeddings: each constraint touches two entries of ``vec(W)``)."""
+    K = len(plus)
+    cols = np.empty(2 * K, dtype=np.int64)
+    cols[0::2], cols[1::2] = plus, minus
+    return sp.csr_matrix((np.tile([1.0, -1.0], K), cols, np.arange(0, 2 * K + 1, 2)), shape=(K, m))
+
+
 def build_eq2(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem:
     """Build Eq. (2) for the collocation of ``dataset``.
 
@@ -164,11 +173,7 @@ def build_eq2(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
         Vv = np.tile(np.arange(V), len(xs))
         keep = Vv != Y
         X, Y, Vv = X[keep], Y[keep], Vv[keep]
-        K = len(X)
-        R = sp.csr_matrix(
-            (np.concatenate([np.ones(K), -np.ones(K)]), (np.tile(np.arange(K), 2), np.concatenate([Y * d + X, Vv * d + X]))),
-            shape=(K, V * d),
-        )
+        R = _two_entry_rows(Y * d + X, Vv * d + X, V * d)
         return MaxMarginProblem("Eq. (2)", R, (V, d), IndexLabels(vocab, X, Y, Vv))
     a_list, b_list, labels = [], [], []
     eye = np.eye(V)
@@ -200,11 +205,7 @@ def build_eq3(dataset, embeddings: np.ndarray | None = None) -> MaxMarginProblem
     if is_canonical(E) and len(st.eq3_index[0]):
         # canonical embeddings: row k is e_a e_q^T - e_b e_q^T, two entries
         a, b, q = st.eq3_index
-        K = len(a)
-        # two entries a row, written as CSR directly (a != b, so no duplicates)
-        cols = np.empty(2 * K, dtype=np.int64)
-        cols[0::2], cols[1::2] = a * d + q, b * d + q
-        R = sp.csr_matrix((np.tile([1.0, -1.0], K), cols, np.arange(0, 2 * K + 1, 2)), shape=(K, d * d))
+        R = _two_entry_rows(a * d + q, b * d + q, d * d)
         return MaxMarginProblem("Eq. (3)", R, (d, d), IndexLabels(st.dataset.vocab, a, b, q))
     a_list, b_list = [], []
     for a, b, q in st.eq3_pairs:
