@@ -121,19 +121,34 @@ def _unexplained(st: Structure) -> list[Violation]:
 
 
 def _find_unexplained(st: Structure) -> list[Violation]:
+    """One violation per sample without an optimal position.  A sentence that extends the
+    previous one by a token (a sequence line's prefixes) extends its distinct tokens and its
+    text instead of rebuilding them, so a line of L tokens costs O(L^2) copying, not hashing."""
     out = []
-    for s, pos in zip(st.dataset.samples, st.optimal):
-        if not pos:
-            out.append(
-                Violation(
-                    "unexplained-sample",
-                    f"sample '{s.brief()}': no token of the sentence has collocation {s.next} "
-                    "(its next token), so no attention can predict it",
-                    tokens=tuple(dict.fromkeys(s.sentence)) + (s.next,),
-                    query=s.query,
-                    samples=(str(s),),
-                )
+    prev: tuple[str, ...] = ()
+    distinct: dict[str, None] = {}
+    text = ""
+    has_mask = st.optimal_mask.any(axis=1)
+    for s, explained in zip(st.dataset.samples, has_mask.tolist()):
+        sent = s.sentence
+        if len(sent) == len(prev) + 1 and len(prev) and sent[-2] == prev[-1] and sent[:-1] == prev:
+            distinct[sent[-1]] = None
+            text = f"{text} {sent[-1]}"
+        else:
+            distinct, text = dict.fromkeys(sent), " ".join(sent)
+        prev = sent
+        if explained:
+            continue
+        out.append(
+            Violation(
+                "unexplained-sample",
+                f"sample '{s.brief()}': no token of the sentence has collocation {s.next} "
+                "(its next token), so no attention can predict it",
+                tokens=(*distinct, s.next),
+                query=s.query,
+                samples=(s.text(text),),
             )
+        )
     return out
 
 

@@ -131,8 +131,13 @@ class Sample:
         return (self.sentence, self.next)
 
     def __str__(self) -> str:
+        return self.text(" ".join(self.sentence))
+
+    def text(self, sentence_text: str) -> str:
+        """The text format of the sample given its sentence already joined (``str(self)``
+        joins it; a caller walking a sequence line's prefixes extends it a token at a time)."""
         w = "" if self.weight == 1.0 else f" @ {self.weight!r}"
-        return f"{' '.join(self.sentence)} -> {self.next}{w}"
+        return f"{sentence_text} -> {self.next}{w}"
 
     def brief(self, max_tokens: int = 12) -> str:
         """The sample in the text format, with the middle of a sentence longer than
@@ -230,10 +235,17 @@ class Dataset:
         if not self.vocab:
             raise DatasetFormatError("the vocabulary is empty")
         keys: set[tuple[tuple[str, ...], str]] = set()
+        prev: tuple[str, ...] = ()
         for s in self.samples:
             if not isinstance(s, Sample):
                 raise DatasetFormatError(f"{s!r} is not a Sample")
-            if s.next not in seen or not seen.issuperset(s.sentence):  # one C-level pass per sample
+            sent = s.sentence
+            if len(sent) == len(prev) + 1 and len(prev) and sent[-2] == prev[-1] and sent[:-1] == prev:
+                known = sent[-1] in seen  # the previous (checked) sentence plus one token
+            else:
+                known = seen.issuperset(sent)  # one C-level pass
+            prev = sent
+            if s.next not in seen or not known:
                 tok = next(t for t in (*s.sentence, s.next) if t not in seen)
                 raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary")
             if s.key in keys:

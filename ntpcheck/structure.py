@@ -186,7 +186,12 @@ class Structure:
     def optimal_mask(self) -> np.ndarray:
         """``(N, L_max)`` bool: position ``l`` of sample ``n`` is in ``I(n)``."""
         arr = self.dataset.arrays
-        return arr.mask & (self.next_index[arr.tokens] == arr.target[:, None])
+        out = np.empty(arr.tokens.shape, dtype=bool)
+        step = max(1, 2**16 // max(1, arr.tokens.shape[1]))  # row blocks: no N x L_max int64 temporary
+        for i in range(0, len(out), step):
+            sl = slice(i, i + step)
+            np.logical_and(arr.mask[sl], self.next_index[arr.tokens[sl]] == arr.target[sl, None], out=out[sl])
+        return out
 
     @cached_property
     def non_optimal_mask(self) -> np.ndarray:

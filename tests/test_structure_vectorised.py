@@ -87,3 +87,17 @@ def test_sample_arrays_are_the_sentences(ds):
         assert a.lengths[k] == L and a.mask[k].sum() == L and not a.tokens[k, L:].any()
         assert [ds.vocab[i] for i in a.tokens[k, :L]] == list(s.sentence)
         assert ds.vocab[a.query[k]] == s.sentence[-1] and ds.vocab[a.target[k]] == s.next
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(any_dataset(), mixed_dataset()))
+def test_unexplained_samples_read_literally(ds):
+    """The realizability check (which extends a sequence line's tokens and text a token at a
+    time) reports exactly the samples with no optimal position, each with its text and tokens."""
+    from ntpcheck.assumptions import check_realizable
+
+    s = analyse(ds)
+    want = [x for x, pos in zip(ds.samples, s.optimal) if not pos]
+    got = check_realizable(s).violations
+    assert [v.samples for v in got] == [(str(x),) for x in want]
+    assert [v.tokens for v in got] == [(*dict.fromkeys(x.sentence), x.next) for x in want]
