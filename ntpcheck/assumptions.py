@@ -38,6 +38,7 @@ import numpy as np
 
 from .data import Dataset, Sample
 from .embeddings import ORTHONORMAL_TOL, as_embeddings, orthonormality_defect
+from .padding import extends_previous
 from .structure import Role, Structure, analyse
 
 __all__ = [
@@ -131,7 +132,7 @@ def _find_unexplained(st: Structure) -> list[Violation]:
     has_mask = st.optimal_mask.any(axis=1)
     for s, explained in zip(st.dataset.samples, has_mask.tolist()):
         sent = s.sentence
-        if len(sent) == len(prev) + 1 and len(prev) and sent[-2] == prev[-1] and sent[:-1] == prev:
+        if extends_previous(prev, sent):
             distinct[sent[-1]] = None
             text = f"{text} {sent[-1]}"
         else:

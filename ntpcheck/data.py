@@ -26,7 +26,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from .errors import DatasetFormatError
-from .padding import pad_sentences
+from .padding import extends_previous, pad_sentences
 
 __all__ = ["Sample", "Dataset", "SampleArrays", "validate_token", "RESERVED_TOKENS"]
 
@@ -240,7 +240,7 @@ class Dataset:
             if not isinstance(s, Sample):
                 raise DatasetFormatError(f"{s!r} is not a Sample")
             sent = s.sentence
-            if len(sent) == len(prev) + 1 and len(prev) and sent[-2] == prev[-1] and sent[:-1] == prev:
+            if extends_previous(prev, sent):
                 known = sent[-1] in seen  # the previous (checked) sentence plus one token
             else:
                 known = seen.issuperset(sent)  # one C-level pass

@@ -14,7 +14,18 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["pad_sentences"]
+__all__ = ["pad_sentences", "extends_previous"]
+
+
+def extends_previous(prev: tuple[str, ...], sent: tuple[str, ...]) -> bool:
+    """Whether ``sent`` is ``prev`` plus one token (consecutive prefixes of a sequence line).
+
+    Examples
+    --------
+    >>> extends_previous(("a", "b"), ("a", "b", "c")), extends_previous(("a",), ("b", "c"))
+    (True, False)
+    """
+    return len(sent) == len(prev) + 1 and len(prev) > 0 and sent[-2] == prev[-1] and sent[:-1] == prev
 
 
 def pad_sentences(sents: Sequence[tuple[str, ...]], index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -29,24 +40,17 @@ def pad_sentences(sents: Sequence[tuple[str, ...]], index: Mapping[str, int]) ->
     n = len(sents)
     lengths = np.fromiter(map(len, sents), dtype=np.int64, count=n)
     lmax = int(lengths.max())
-    extends = [k for k in (np.flatnonzero(lengths[1:] == lengths[:-1] + 1) + 1).tolist()
-               if sents[k][-2] == sents[k - 1][-1] and sents[k][:-1] == sents[k - 1]]
+    ext = np.zeros(n, dtype=bool)
+    for k in (np.flatnonzero(lengths[1:] == lengths[:-1] + 1) + 1).tolist():  # only these can extend
+        ext[k] = extends_previous(sents[k - 1], sents[k])
     get = index.__getitem__
     mask = np.arange(lmax)[None, :] < lengths[:, None]
     tokens = np.zeros((n, lmax), dtype=np.int64)
-    if not extends:
-        tokens[mask] = np.fromiter(map(get, chain.from_iterable(sents)), dtype=np.int64, count=int(lengths.sum()))
-    else:
-        ext = np.zeros(n, dtype=bool)
-        ext[extends] = True
-        whole = np.flatnonzero(~ext)
-        new_tokens = chain.from_iterable(s[-1:] if e else s for s, e in zip(sents, ext.tolist()))
-        flat = np.fromiter(map(get, new_tokens), dtype=np.int64, count=int(lengths[whole].sum()) + len(extends))
-        start = np.concatenate([[0], np.cumsum(np.where(ext, 1, lengths))[:-1]])  # row k's new tokens in flat
-        cols = np.arange(lmax)[None, :]
-        tokens[whole[:, None], cols] = np.where(mask[whole], flat[np.minimum(start[whole, None] + cols, len(flat) - 1)], 0)
-        for k in extends:  # copy the previous row, then the new token
-            L = int(lengths[k])
-            tokens[k, : L - 1] = tokens[k - 1, : L - 1]
-            tokens[k, L - 1] = flat[start[k]]
+    whole = [s for s, e in zip(sents, ext.tolist()) if not e]
+    tokens[mask & ~ext[:, None]] = np.fromiter(map(get, chain.from_iterable(whole)), dtype=np.int64,
+                                                count=int(lengths[~ext].sum()))
+    for k in np.flatnonzero(ext).tolist():  # copy the previous row, then map the new token
+        L = int(lengths[k])
+        tokens[k, : L - 1] = tokens[k - 1, : L - 1]
+        tokens[k, L - 1] = get(sents[k][-1])
     return tokens, mask, lengths

@@ -136,7 +136,7 @@ def _embeddings(args, n_vocab: int) -> np.ndarray:
 
 
 def _emit(args, obj, text, compact: bool = False) -> None:
-    """Strict JSON (:func:`.output.json_text`) under ``--json``, else the text; either may be
+    """Strict JSON (:func:`.output.json_chunks`) under ``--json``, else the text; either may be
     given as a function that builds it, so that only the one printed is built."""
     if args.json:
         for chunk in json_chunks(obj() if callable(obj) else obj, compact):  # large tables stream
@@ -167,8 +167,7 @@ def cmd_solve(args) -> int:
     ds = load(args.dataset)
     E = _embeddings(args, ds.n_vocab)
     st = analyse(ds)
-    canonical_E = is_canonical(E)
-    orthonormal = canonical_E or is_orthonormal(E)
+    orthonormal = is_orthonormal(E)  # the canonical basis answers without computing E^T E
     solver = args.solver or ("exact" if orthonormal else mm.DEFAULT_SOLVER)
     if solver.lower() == "exact":
         s2 = mm.solve_eq2_exact(st, E)
@@ -177,7 +176,7 @@ def cmd_solve(args) -> int:
         s2 = mm.solve(mm.build_eq2(st, E), solver)
         s3 = mm.solve(mm.build_eq3(st, E), solver)
     vocab = ds.vocab
-    U, K = (s2.W, s3.W) if canonical_E else (s2.W @ E, E.T @ s3.W @ E)
+    U, K = (s2.W, s3.W) if is_canonical(E) else (s2.W @ E, E.T @ s3.W @ E)
     coll_tokens = [x for x in vocab if x in st.collocation.mapping]
     if not coll_tokens:
         _warn("no token has a collocation (no sample is 'x -> y'; Assumption 1(i)), so W*_ov is 0 and its table is empty")

@@ -53,7 +53,7 @@ class ColumnTable(Mapping):
         return len(self.cols)
 
     def finite(self) -> bool:
-        return bool(np.isfinite(self.M[:, self.positions]).all()) if len(self.cols) else True
+        return bool(np.isfinite(self.M[:, self.positions]).all())
 
 
 def _finite_floats(values) -> bool:
