@@ -46,7 +46,7 @@ def pad_sentences(sents: Sequence[tuple[str, ...]], index: Mapping[str, int]) ->
     get = index.__getitem__
     mask = np.arange(lmax)[None, :] < lengths[:, None]
     tokens = np.zeros((n, lmax), dtype=np.int64)
-    whole = [s for s, e in zip(sents, ext.tolist()) if not e]
+    whole = [s for s, e in zip(sents, ext.tolist()) if not e] if ext.any() else sents
     tokens[mask & ~ext[:, None]] = np.fromiter(map(get, chain.from_iterable(whole)), dtype=np.int64,
                                                 count=int(lengths[~ext].sum()))
     for k in np.flatnonzero(ext).tolist():  # copy the previous row, then map the new token
