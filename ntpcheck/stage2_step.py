@@ -8,8 +8,8 @@ returns a closure ``W_kq -> (grad, L, phi)`` that computes the same numbers
   Lemma 3's exact shape ``a_i e_{t_i} + b_i 1`` (:func:`lemma3_structure`),
   and the step is O(N L) with no |V|-sized array per sample, compiled
   (:func:`ntpcheck.kernels.stage2_structured`);
-* otherwise the dense path, O(N L |V|), whose (N, L, |V|) gather of value
-  columns is kept only while it is small (:data:`GATHER_BYTES`).
+* otherwise the dense path, O(N L |V|), compiled with the samples in
+  parallel (:func:`ntpcheck.kernels.stage2_dense`).
 
 Both apply the softmax Jacobian in the centred form
 (:func:`ntpcheck.model.softmax_backward_centred`), which keeps equal tokens'
@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from .data import SampleArrays
-from .model import _score_gradient, _token_values, attention_fn, cross_entropy_parts, scatter_index, softmax_backward_centred
+from .model import _token_scores, _token_values
 
-__all__ = ["stage2_grad_fn", "compiled_args", "gradients_at", "lemma3_structure", "GATHER_BYTES", "GATHER_BLOCK_BYTES"]
+__all__ = ["stage2_grad_fn", "compiled_args", "gradients_at", "lemma3_structure"]
 
 
 def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -63,24 +63,36 @@ def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, arr: SampleArrays):
     return grad
 
 
-#: Largest (N, L, V) gather of value columns the dense stage-2 path keeps between steps (bytes);
-#: above it the gather is rebuilt every step in blocks of GATHER_BLOCK_BYTES, small enough to
-#: stay in cache (measured at |V| = 1000, N = 10^4, L = 16: 1-2 MiB blocks were 3x faster than 32 MiB).
-GATHER_BYTES = 64 * 2**20
-GATHER_BLOCK_BYTES = 2**20
+def _dense_stage2(U: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
+    """``W_kq -> (grad, L, phi)`` for any value columns ``U = W_ov E``, O(N L |V|), compiled with the
+    samples in parallel (:func:`ntpcheck.kernels.stage2_dense`; bit for bit the serial loop's
+    numbers whatever the thread count); scores ``E^T W_kq E`` and the gradient ``E G E^T`` by BLAS."""
+    from .kernels import sample_args, stage2_dense
+
+    UT = np.ascontiguousarray(U.T)  # row i is the value column U[:, i]
+    args = sample_args(arr)
+    V, shape = arr.n_vocab, arr.tokens.shape
+    H, losses = np.empty(shape), np.empty(shape[0])  # per-sample terms, overwritten every step
+
+    def grad(Wkq: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+        K = np.ascontiguousarray(_token_scores(np.asarray(Wkq, dtype=float), E))
+        G, phi = np.empty((V, V)), np.empty(shape)  # fresh: a caller may keep them
+        lo = stage2_dense(K, UT, *args, G, phi, H, losses)
+        return (G if E is None else E @ G @ E.T), lo, phi
+
+    return grad
 
 
 def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     """``W_kq -> (grad_{W_kq} L, L, phi)`` for a frozen ``W_ov``, with the constants hoisted.
 
-    Same mathematics and numerics as :func:`grad_kq` (which stays the
-    reference); the value columns gathered per position, ``U[:, i_l]``, and the
-    target rows ``U[y_n, i_l]`` do not change during stage 2, so they are
-    computed once: per step only the attention, logits and softmax remain.
-    With canonical embeddings and value columns of Lemma 3's exact shape
-    (:func:`lemma3_structure`, the case after stage 1), the O(N L)
-    :func:`_structured_stage2` is used instead.  The softmax Jacobian is applied
-    in the centred form (:func:`softmax_backward_centred`).
+    Same mathematics as :func:`grad_kq` (which stays the reference), sample by
+    sample as in :mod:`ntpcheck.kernels`: the value columns ``U = W_ov E`` do not
+    change during stage 2, so they are computed once.  With canonical embeddings
+    and value columns of Lemma 3's exact shape (:func:`lemma3_structure`, the
+    case after stage 1) the O(N L) :func:`_structured_stage2` is used, otherwise
+    the O(N L |V|) :func:`_dense_stage2`.  The softmax Jacobian is applied in the
+    centred form (:func:`ntpcheck.model.softmax_backward_centred`).
     """
     U = _token_values(Wov, E)
     # The structured path pays off when |V| exceeds a few L_max (dense: N L |V|, structured: N L;
@@ -88,52 +100,7 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     structure = lemma3_structure(U) if (E is None and arr.n_vocab > 4 * arr.l_max) else None
     if structure is not None:
         return _structured_stage2(structure[0], structure[1], arr)
-    UT = np.ascontiguousarray(U.T)  # row i is the value column U[:, i]
-    Uy = U[arr.target[:, None], arr.tokens]  # (N, L): U[y_n, i_l]
-    V, N, L = arr.n_vocab, arr.n_samples, arr.l_max
-    # The (N, L, V) gather of value columns per position is kept only while it is small;
-    # otherwise it is rebuilt per step in blocks of samples (memory O(block L V), not O(N L V)).
-    Ug = UT[arr.tokens] if 8 * N * L * V <= GATHER_BYTES else None
-    block = max(1, GATHER_BLOCK_BYTES // (8 * L * V))
-    # Large vocabularies: the logits sum_l phi_l U[:, i_l] as a sparse (N x V) @ (V x V)
-    # product, which beats the batched (1 x L) @ (L x V) products.
-    sparse = V >= 200 or Ug is None
-    if sparse:
-        import scipy.sparse as sp
-
-        rows = np.broadcast_to(np.arange(N)[:, None], arr.tokens.shape)[arr.mask]
-        cols = arr.tokens[arr.mask]
-    flat = scatter_index(arr)
-    mask = arr.mask
-    pi = arr.pi
-
-    def value_dots(p: np.ndarray) -> np.ndarray:
-        """``sum_v p[n, v] U[v, i_l]`` per position, shape (N, L)."""
-        if Ug is not None:
-            return np.matmul(Ug, p[:, :, None])[:, :, 0]
-        out = np.empty((N, L))
-        buf = np.empty((min(block, N), L, V))
-        for a in range(0, N, block):
-            b = min(N, a + block)
-            g = np.take(UT, arr.tokens[a:b], axis=0, out=buf[: b - a])
-            out[a:b] = np.matmul(g, p[a:b, :, None])[:, :, 0]
-        return out
-
-    att = attention_fn(E, arr)
-
-    def grad(Wkq: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
-        phi = att(Wkq)
-        if sparse:
-            Phi = sp.csr_matrix((phi[mask], (rows, cols)), shape=(N, V))
-            z = np.asarray(Phi @ UT)
-        else:
-            z = np.matmul(phi[:, None, :], Ug)[:, 0, :]
-        lo, p = cross_entropy_parts(z, arr.target)
-        # h_l = pi (T - e_y)^T U[:, i_l] = pi (sum_v p_v U[v, i_l] - (sum p) U[y, i_l])
-        h = pi[:, None] * (value_dots(p) - p.sum(axis=1)[:, None] * Uy)
-        return _score_gradient(softmax_backward_centred(phi, h), arr, E, flat), float(pi @ lo), phi
-
-    return grad
+    return _dense_stage2(U, E, arr)
 
 
 def compiled_args(Wov: np.ndarray, E: np.ndarray, arr: SampleArrays) -> tuple:

@@ -173,23 +173,30 @@ def test_hoisted_stage2_gradient_equals_reference(name, kind):
     assert lo == pytest.approx(lor, rel=1e-14)
 
 
-@pytest.mark.parametrize("path, V, seed, scale", [("sparse", 250, 1, 0.1), ("blocks", 40, 2, 0.3)])
-def test_hoisted_stage2_gradient_other_paths_equal_reference(monkeypatch, path, V, seed, scale):
-    """The dense path's variants give the reference numbers: "sparse", |V| >= 200 switches the
-    logits to a sparse product; "blocks", above GATHER_BYTES the (N, L, V) gather is rebuilt per
-    step in blocks of samples."""
+@pytest.mark.parametrize("V, N, seed, scale", [(250, 300, 1, 0.1), (40, 131, 2, 3.0)])
+def test_dense_stage2_gradient_is_the_serial_loops_for_any_thread_count(V, N, seed, scale):
+    """The parallel dense path (samples in chunks of DENSE_CHUNK, the last one partial here) gives
+    the reference numbers, and bit for bit those of the serial compiled loop, with 1 or 2 threads."""
+    import numba
+
     from ntpcheck.synthetic import scale_arrays
 
-    arr = scale_arrays(V, 300, 6, seed=seed)
-    if path == "blocks":
-        monkeypatch.setattr(stage2_step, "GATHER_BYTES", 0)  # never kept
-        monkeypatch.setattr(stage2_step, "GATHER_BLOCK_BYTES", 8 * 6 * V * 7)  # blocks of 7 samples, the last one partial
+    arr = scale_arrays(V, N, 6, seed=seed)
     rng = np.random.default_rng(7 + seed)
     Wov, Wkq = rng.standard_normal((V, V)), scale * rng.standard_normal((V, V))
-    G, lo, _ = stage2_step.stage2_grad_fn(Wov, None, arr)(Wkq)
     Gr, lor = model.grad_kq(Wov, Wkq, None, arr)
-    np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
-    assert lo == pytest.approx(lor, rel=1e-13)
+    serial = stage2_step.gradients_at(Wov, Wkq[None], np.eye(V), arr)[0]
+    step = stage2_step.stage2_grad_fn(Wov, None, arr)
+    before = numba.get_num_threads()
+    try:
+        for threads in sorted({1, before}):
+            numba.set_num_threads(threads)
+            G, lo, _ = step(Wkq)
+            np.testing.assert_array_equal(G, serial)
+            np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
+            assert lo == pytest.approx(lor, rel=1e-13)
+    finally:
+        numba.set_num_threads(before)
 
 
 @pytest.mark.parametrize("name", sorted(DATASETS))

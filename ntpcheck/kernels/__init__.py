@@ -12,8 +12,9 @@ runs in one compiled function (:mod:`.ngd`) that writes the recorded steps
 (``W``, loss, ``max |G|``, and in stage 2 the attention) into buffers, which
 :class:`ntpcheck.curves.Recorder` reduces block by block as before.
 :mod:`.gradients` also has the stage-2 gradient at a stack of parameters
-(:func:`stage2_gradients`) and the O(N L) gradient for value columns of
-Lemma 3's shape (:func:`stage2_structured`).  :mod:`.maxflow` is the integer
+(:func:`stage2_gradients`), the same gradient with the samples in parallel
+(:func:`stage2_dense`, for large data) and the O(N L) gradient for value
+columns of Lemma 3's shape (:func:`stage2_structured`).  :mod:`.maxflow` is the integer
 max-flow (Dinic) of the exact Eq. (3) solver.
 
 The stage-2 arithmetic is that of the numpy dense path
@@ -35,10 +36,10 @@ agree to rounding, not bit for bit.
 import numpy as np
 
 from ..embeddings import is_canonical
-from .gradients import stage2_gradients, stage2_structured
+from .gradients import stage2_dense, stage2_gradients, stage2_structured
 from .ngd import DONE, NOT_FINITE, RUNNING, ZERO_GRADIENT, stage1_ngd_block, stage2_ngd_block
 
-__all__ = ["stage1_ngd_block", "stage2_ngd_block", "stage2_gradients", "stage2_structured",
+__all__ = ["stage1_ngd_block", "stage2_ngd_block", "stage2_gradients", "stage2_structured", "stage2_dense",
            "embedding_args", "sample_args", "RUNNING", "DONE", "ZERO_GRADIENT", "NOT_FINITE"]
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-__all__ = ["stage2_gradients", "stage2_structured"]
+__all__ = ["stage2_gradients", "stage2_structured", "stage2_dense", "DENSE_CHUNK"]
 
 
 @njit(cache=True)
@@ -96,45 +96,83 @@ def _backward_scatter(phi, h, tokens, mask, n, q, G):  # pragma: no cover - comp
             G[tokens[n, l], q] += phi[n, l] * ((h[l] - c) * S - A)
 
 
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _dot(p, row):  # pragma: no cover - compiled
+    """``sum_v p_v row_v``, summed in whatever order vectorises (the same order for every call,
+    so equal rows give equal sums: the centred backward's exact cancellation is kept)."""
+    acc = 0.0
+    for v in range(row.shape[0]):
+        acc += p[v] * row[v]
+    return acc
+
+
+@njit(cache=True)
+def _sample_terms(K, UT, tokens, mask, query, target, pi, n, phi, z, p, h):  # pragma: no cover - compiled
+    """Sample ``n``'s attention ``phi[n]`` (Eq. 9), its loss (returned), and
+    ``h_l = pi (sum_v p_v U[v, i_l] - (sum p) U[y, i_l])`` written to ``h`` (0 on padding);
+    ``z``, ``p`` (|V|) are scratch."""
+    L = tokens.shape[1]
+    V = UT.shape[0]
+    _attention(K, tokens, mask, n, query[n], phi)
+    # logits z = sum_l phi_l U[:, i_l]
+    z.fill(0.0)
+    for l in range(L):
+        if mask[n, l]:
+            w = phi[n, l]
+            row = UT[tokens[n, l]]
+            for v in range(V):
+                z[v] += w * row[v]
+    # cross_entropy_parts: p_v = exp(z_v - z_y - loss) = e_v exp(m - loss) for v != y
+    y = target[n]
+    m, lo = _cross_entropy_row(z, y, p)
+    f = math.exp(m - lo)
+    ptot = 0.0
+    for v in range(V):
+        p[v] *= f
+        ptot += p[v]
+    for l in range(L):
+        if mask[n, l]:
+            row = UT[tokens[n, l]]
+            h[l] = pi[n] * (_dot(p, row) - ptot * row[y])
+        else:
+            h[l] = 0.0
+    return lo
+
+
 @njit(cache=True)
 def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pragma: no cover - compiled
     """``G = grad_{W_kq} L`` over (token, query) pairs (canonical coordinates), the loss, and
     ``phi`` filled in place; ``z``, ``p`` (|V|) and ``h`` (L_max) are scratch."""
-    N, L = tokens.shape
+    G.fill(0.0)
+    total_loss = 0.0
+    for n in range(tokens.shape[0]):
+        lo = _sample_terms(K, UT, tokens, mask, query, target, pi, n, phi, z, p, h)
+        total_loss += pi[n] * lo
+        _backward_scatter(phi, h, tokens, mask, n, query[n], G)
+    return total_loss
+
+
+#: Samples per parallel chunk of :func:`stage2_dense` (each chunk allocates its |V|-sized scratch once).
+DENSE_CHUNK = 64
+
+
+@njit(cache=True, parallel=True)
+def stage2_dense(K, UT, tokens, mask, query, target, pi, G, phi, H, losses):  # pragma: no cover - compiled
+    """:func:`_stage2_grad` with the samples' terms computed in parallel: returns the loss, fills
+    ``G`` (token coordinates), ``phi``, and ``H`` (N, L_max) and ``losses`` (N) with each sample's
+    ``h`` and loss.  The scatter into ``G`` and the loss sum then run serially in sample order, so
+    the result is bit for bit :func:`_stage2_grad`'s, whatever the number of threads."""
+    N = tokens.shape[0]
     V = UT.shape[0]
+    for b in prange((N + DENSE_CHUNK - 1) // DENSE_CHUNK):
+        z, p = np.empty(V), np.empty(V)
+        for n in range(b * DENSE_CHUNK, min(N, (b + 1) * DENSE_CHUNK)):
+            losses[n] = _sample_terms(K, UT, tokens, mask, query, target, pi, n, phi, z, p, H[n])
     G.fill(0.0)
     total_loss = 0.0
     for n in range(N):
-        q = query[n]
-        _attention(K, tokens, mask, n, q, phi)
-        # logits z = sum_l phi_l U[:, i_l]
-        z.fill(0.0)
-        for l in range(L):
-            if mask[n, l]:
-                w = phi[n, l]
-                row = UT[tokens[n, l]]
-                for v in range(V):
-                    z[v] += w * row[v]
-        # cross_entropy_parts: p_v = exp(z_v - z_y - loss) = e_v exp(m - loss) for v != y
-        y = target[n]
-        m, lo = _cross_entropy_row(z, y, p)
-        f = math.exp(m - lo)
-        ptot = 0.0
-        for v in range(V):
-            p[v] *= f
-            ptot += p[v]
-        total_loss += pi[n] * lo
-        # h_l = pi (sum_v p_v U[v, i_l] - (sum p) U[y, i_l])
-        for l in range(L):
-            if mask[n, l]:
-                row = UT[tokens[n, l]]
-                acc = 0.0
-                for v in range(V):
-                    acc += p[v] * row[v]
-                h[l] = pi[n] * (acc - ptot * row[y])
-            else:
-                h[l] = 0.0
-        _backward_scatter(phi, h, tokens, mask, n, q, G)
+        total_loss += pi[n] * losses[n]
+        _backward_scatter(phi, H[n], tokens, mask, n, query[n], G)
     return total_loss
 
 

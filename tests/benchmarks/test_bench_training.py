@@ -11,6 +11,7 @@ suite (benchmarks disabled) the scale case runs at a tenth of the size.
 """
 
 import resource
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -136,6 +137,10 @@ def test_stage2_step_at_scale(benchmark, kind):
     step = stage2_step.stage2_grad_fn(Wov, None, arr)
     W = 0.01 * rng.standard_normal((V, V))
     G, lo, _ = benchmark.pedantic(step, args=(W,), rounds=7 if big else 1, warmup_rounds=1 if big else 0)
-    benchmark.extra_info.update({"n_vocab": V, "n_samples": N, "l_max": L,
+    tracemalloc.start()  # what one step allocates (numpy arrays; numba's scratch is O(|V|) per thread)
+    step(W)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    benchmark.extra_info.update({"n_vocab": V, "n_samples": N, "l_max": L, "step_peak_mib": peak / 2**20,
                                  "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
     assert G.shape == (V, V) and np.isfinite(lo)
