@@ -140,26 +140,6 @@ def roles(order: nx.DiGraph) -> dict[str, Role]:
     return out
 
 
-def _ragged_cross(left_group: np.ndarray, right_group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """All pairs ``(i, j)`` with ``left_group[i] == right_group[j]``; both inputs sorted by group.
-
-    Pairs come grouped, then in the order of ``i``, then of ``j``.
-    """
-    cr = np.bincount(right_group, minlength=n_groups)
-    start_r = np.concatenate([[0], np.cumsum(cr)[:-1]])
-    reps = cr[left_group]
-    i = np.repeat(np.arange(len(left_group)), reps)
-    offset = np.arange(len(i)) - np.repeat(np.cumsum(reps) - reps, reps)
-    j = np.repeat(start_r[left_group], reps) + offset
-    return i, j
-
-
-def _first_seen_unique(keys: np.ndarray) -> np.ndarray:
-    """Positions of the first occurrence of each distinct key, in order of first occurrence."""
-    _, first = np.unique(keys, return_index=True)
-    return np.sort(first)
-
-
 @dataclass(frozen=True, eq=False)
 class Structure:
     """Everything Section 4.1 derives from a dataset, computed once and lazily.
@@ -225,21 +205,14 @@ class Structure:
 
         One triple per ``n``, ``l in I(n)``, ``l' not in I(n)``, duplicates
         removed (the constraint depends only on the tokens), in order of first
-        occurrence (sample, then ``l``, then ``l'``).  These are also the
+        occurrence (sample, then ``l``, then ``l'``); compiled
+        (:func:`ntpcheck.kernels.eq3.eq3_triples`).  These are also the
         edges ``x_l >_q x_l'`` of the orders of Definition 1.
         """
+        from .kernels.eq3 import eq3_triples
+
         arr = self.dataset.arrays
-        V = self.dataset.n_vocab
-        on, ol = np.nonzero(self.optimal_mask)
-        nn, nl = np.nonzero(self.non_optimal_mask)
-        # keep the first position of each token within a sample (sorted by sample already)
-        ko = _first_seen_unique(on * V + arr.tokens[on, ol])
-        kn = _first_seen_unique(nn * V + arr.tokens[nn, nl])
-        on, ol, nn, nl = on[ko], ol[ko], nn[kn], nl[kn]
-        i, j = _ragged_cross(on, nn, self.dataset.n_samples)
-        a, b, q = arr.tokens[on[i], ol[i]], arr.tokens[nn[j], nl[j]], arr.query[on[i]]
-        keep = _first_seen_unique((q * V + a) * V + b)
-        return a[keep], b[keep], q[keep]
+        return eq3_triples(arr.tokens, arr.mask, self.optimal_mask, arr.query, self.dataset.n_vocab)
 
     @cached_property
     def eq3_pairs(self) -> tuple[tuple[str, str, str], ...]:

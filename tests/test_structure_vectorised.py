@@ -55,6 +55,17 @@ def test_vectorised_structure_matches_definition_1(ds):
         assert pos == tuple(l for l, x in enumerate(sample.sentence) if s.collocation(x) == sample.next)
 
 
+@settings(max_examples=100, deadline=None)
+@given(any_dataset())
+def test_eq3_triples_grow_their_tables(ds):
+    """Sized for one pair, the compiled triples grow their arrays and hash set and find the same."""
+    from ntpcheck.kernels.eq3 import eq3_triples
+
+    s, arr = analyse(ds), ds.arrays
+    small = eq3_triples(arr.tokens, arr.mask, s.optimal_mask, arr.query, ds.n_vocab, 1)
+    assert [x.tolist() for x in small] == [x.tolist() for x in s.eq3_index]
+
+
 @settings(max_examples=200, deadline=None)
 @given(any_dataset())
 def test_order_edges_are_the_graph_edges(ds):

@@ -23,30 +23,30 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["max_flow"]
+__all__ = ["max_flow", "dinic", "workspace"]
 
 
 @njit(cache=True)
-def _arcs(n, tail, head):
-    """Residual arcs ``2k`` (edge ``k``) and ``2k + 1`` (its reverse), grouped by their start node."""
-    m = len(tail)
-    start = np.zeros(n + 1, dtype=np.int64)
+def _arcs(n, m, tail, head, start, adj, to):
+    """Residual arcs ``2k`` (edge ``k``) and ``2k + 1`` (its reverse), grouped by their start node
+    (``start[u]:start[u + 1]`` of ``adj``), written into the given arrays."""
+    for u in range(n + 1):
+        start[u] = 0
     for k in range(m):
         start[tail[k] + 1] += 1
         start[head[k] + 1] += 1
     for u in range(n):
         start[u + 1] += start[u]
-    fill = start[:n].copy()
-    adj = np.empty(2 * m, dtype=np.int64)
-    to = np.empty(2 * m, dtype=np.int64)
     for k in range(m):
-        adj[fill[tail[k]]] = 2 * k
-        fill[tail[k]] += 1
-        adj[fill[head[k]]] = 2 * k + 1
-        fill[head[k]] += 1
+        adj[start[tail[k]]] = 2 * k
+        start[tail[k]] += 1
+        adj[start[head[k]]] = 2 * k + 1
+        start[head[k]] += 1
         to[2 * k] = head[k]
         to[2 * k + 1] = tail[k]
-    return start, adj, to
+    for u in range(n, 0, -1):  # the fills moved each start to the next one's: shift back
+        start[u] = start[u - 1]
+    start[0] = 0
 
 
 @njit(cache=True)
@@ -90,15 +90,30 @@ def max_flow(n, tail, head, cap, s, t):
         The nodes reachable from ``s`` in the residual graph of the maximum
         flow: the smallest source side of a minimum cut.
     """
-    start, adj, to = _arcs(n, tail, head)
     m = len(tail)
-    res = np.zeros(2 * m, dtype=np.int64)
+    work = workspace(n, m)
+    flow = np.empty(m, dtype=np.int64)
+    dinic(n, m, tail, head, cap, s, t, work, flow)
+    return flow, work[4][:n] >= 0
+
+
+@njit(cache=True)
+def workspace(n, m):
+    """Work arrays of :func:`dinic` for up to ``n`` nodes and ``m`` edges."""
+    return (np.empty(n + 1, dtype=np.int64), np.empty(2 * m, dtype=np.int64), np.empty(2 * m, dtype=np.int64),
+            np.empty(2 * m, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+
+
+@njit(cache=True)
+def dinic(n, m, tail, head, cap, s, t, work, flow):
+    """:func:`max_flow` on the first ``m`` edges, in a :func:`workspace` of at least that size:
+    ``flow[:m]`` receives the flows, and ``work[4][:n] >= 0`` (the levels) is the reach."""
+    start, adj, to, res, level, queue, cur, path = work
+    _arcs(n, m, tail, head, start, adj, to)
     for k in range(m):
         res[2 * k] = cap[k]
-    level = np.empty(n, dtype=np.int64)
-    queue = np.empty(n, dtype=np.int64)
-    cur = np.empty(n, dtype=np.int64)
-    path = np.empty(n, dtype=np.int64)
+        res[2 * k + 1] = 0
     while True:
         _levels(n, s, start, adj, to, res, level, queue)
         if level[t] < 0:
@@ -134,7 +149,5 @@ def max_flow(n, tail, head, cap, s, t):
             for i in range(depth):
                 res[path[i]] -= f
                 res[path[i] ^ 1] += f
-    flow = np.empty(m, dtype=np.int64)
     for k in range(m):
         flow[k] = res[2 * k + 1]
-    return flow, level >= 0

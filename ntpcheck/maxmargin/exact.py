@@ -17,8 +17,8 @@ a set that does not split is a *block* whose optimal tokens take
 complete bipartite are one block immediately.  Multipliers: in each block a
 max flow sends ``u_a`` out of every optimal token and ``-u_b`` into every
 non-optimal one along the block's (tight) pairs; pairs between blocks get 0.
-All queries are solved together, one integer max-flow per recursion level
-(:mod:`.isotonic`), so the split test is exact.
+All queries are solved together, by integer max-flows (:mod:`.isotonic`),
+so the split test is exact.
 
 Assumptions: Assumption 2 (else :class:`~ntpcheck.errors.EmbeddingError`)
 and Assumption 1(ii) without confused tokens (else
@@ -37,6 +37,7 @@ from ..embeddings import as_embeddings, is_canonical, require_orthonormal
 from ..errors import AssumptionViolatedError
 from ..structure import Structure, as_structure
 from .closed_form import check_eq2_closed_form, eq2_matrix
+from ..kernels.eq3 import node_index
 from .isotonic import isotonic_bipartite
 from .kkt import KKTResiduals, kkt_residuals
 from .problems import MaxMarginProblem, MaxMarginSolution, build_eq2, build_eq3, raise_if_cyclic
@@ -78,22 +79,19 @@ def _require(st: Structure, E: np.ndarray, what: str) -> None:
 def eq3_values(st: Structure) -> tuple[np.ndarray, dict]:
     """``U[x, q] = x^T W*_kq q`` and the multipliers of :attr:`Structure.eq3_pairs`, exactly.
 
-    Vectorised over all queries: the nodes are (token, query) pairs and
-    :func:`~.isotonic.isotonic_bipartite` solves every column at once
-    (closed form on complete bipartite components, batched integer
-    max-flow on the rest).
+    All queries at once: the nodes are (token, query) pairs
+    (:func:`ntpcheck.kernels.eq3.node_index`) and
+    :func:`~.isotonic.isotonic_bipartite` solves every column (closed form
+    on complete bipartite sets, integer min cuts on the rest).
     """
     V = st.dataset.n_vocab
     U = np.zeros((V, V))
     a, b, q = st.eq3_index
     if not len(a):
         return U, np.zeros(0)
-    keys, inv = np.unique(np.concatenate([q * V + a, q * V + b]), return_inverse=True)
-    K = len(a)
-    is_o = np.zeros(len(keys), dtype=bool)
-    is_o[inv[:K]] = True
-    val, lam = isotonic_bipartite(is_o, inv[:K], inv[K:])
-    U[keys % V, keys // V] = val
+    ia, ib, token, query, is_o = node_index(a, b, q, V)
+    val, lam = isotonic_bipartite(is_o, ia, ib)
+    U[token, query] = val
     return U, lam
 
 
