@@ -212,7 +212,7 @@ class Structure:
         from .kernels.eq3 import eq3_triples
 
         arr = self.dataset.arrays
-        return eq3_triples(arr.tokens, arr.mask, self.optimal_mask, arr.query, self.dataset.n_vocab)
+        return eq3_triples(arr.tokens, arr.lengths, self.optimal_mask, arr.query, self.dataset.n_vocab)
 
     @cached_property
     def eq3_pairs(self) -> tuple[tuple[str, str, str], ...]:
@@ -243,10 +243,15 @@ class Structure:
         V = self.dataset.n_vocab
         row = np.full(V, -1, dtype=np.int64)
         row[[self.dataset.index[q] for q in self.queries]] = np.arange(len(self.queries))
-        a, b, q = self.eq3_index
+        # the two ends of the pairs of eq3_index, without listing the pairs: a token is optimal (1)
+        # at an optimal position of a sample with a non-optimal one, and non-optimal (2) at a
+        # non-optimal position of a sample with an optimal one (non_optimal_mask)
+        arr = self.dataset.arrays
+        non = self.non_optimal_mask
         codes = np.zeros((len(self.queries), V), dtype=np.int8)
-        codes[row[q], a] |= 1
-        codes[row[q], b] |= 2
+        for bit, where in ((1, self.optimal_mask & non.any(axis=1)[:, None]), (2, non)):
+            n, l = np.nonzero(where)
+            codes[row[arr.query[n]], arr.tokens[n, l]] |= bit
         return codes
 
     @cached_property

@@ -62,7 +62,7 @@ def test_eq3_triples_grow_their_tables(ds):
     from ntpcheck.kernels.eq3 import eq3_triples
 
     s, arr = analyse(ds), ds.arrays
-    small = eq3_triples(arr.tokens, arr.mask, s.optimal_mask, arr.query, ds.n_vocab, 1)
+    small = eq3_triples(arr.tokens, arr.lengths, s.optimal_mask, arr.query, ds.n_vocab, 1)
     assert [x.tolist() for x in small] == [x.tolist() for x in s.eq3_index]
 
 

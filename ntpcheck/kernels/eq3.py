@@ -15,9 +15,9 @@ recursion level.
 Examples
 --------
 >>> import numpy as np
->>> tokens = np.array([[0, 1, 2]]); mask = np.ones((1, 3), dtype=bool)
+>>> tokens, lengths = np.array([[0, 1, 2]]), np.array([3])
 >>> optimal = np.array([[True, False, False]])
->>> [x.tolist() for x in eq3_triples(tokens, mask, optimal, np.array([2]), 3)]
+>>> [x.tolist() for x in eq3_triples(tokens, lengths, optimal, np.array([2]), 3)]
 [[0, 0], [1, 2], [2, 2]]
 """
 
@@ -76,25 +76,22 @@ def _grown_array(x, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def eq3_triples(tokens, mask, optimal, query, V, initial=1 << 20):  # pragma: no cover - compiled
+def eq3_triples(tokens, lengths, optimal, query, V, initial=1 << 16):  # pragma: no cover - compiled
     """``(a, b, q)``: every distinct ``(x_l, x_l', x_L)`` with ``l`` optimal and ``l'`` a
-    non-optimal real position of a sample with an optimal position, in order of first
-    occurrence (sample, then ``l``, then ``l'``).  The output and the hash set are sized for
-    every pair, up to ``initial``, and grown beyond."""
-    N, L = tokens.shape
+    non-optimal position (``l' < lengths[n]``) of a sample with an optimal position, in order of
+    first occurrence (sample, then ``l``, then ``l'``).  The output and the hash set are sized
+    for every pair, up to ``initial``, and grown beyond."""
+    N = tokens.shape[0]
+    L = tokens.shape[1]
     seen = np.full(V, -1, dtype=np.int64)  # seen[token] = 2 n (+1 if non-optimal): first in sample n
     opt = np.empty(L, dtype=np.int64)
     non = np.empty(L, dtype=np.int64)
+    n_opt = np.zeros(N, dtype=np.int64)
     pairs = 0  # a long line's prefixes repeat their pairs: the distinct triples may be far fewer
     for n in range(N):
-        no = nn = 0
-        for l in range(L):
-            if mask[n, l]:
-                if optimal[n, l]:
-                    no += 1
-                else:
-                    nn += 1
-        pairs += no * nn
+        for l in range(lengths[n]):
+            n_opt[n] += optimal[n, l]
+        pairs += n_opt[n] * (lengths[n] - n_opt[n])
     size = max(1, min(pairs, initial))
     keys, slot, shift = _table(size)
     a = np.empty(size, dtype=np.int64)
@@ -102,21 +99,20 @@ def eq3_triples(tokens, mask, optimal, query, V, initial=1 << 20):  # pragma: no
     q = np.empty(size, dtype=np.int64)
     k = 0
     for n in range(N):
-        no = nn = 0
-        for l in range(L):
-            if mask[n, l]:
-                x = tokens[n, l]
-                tag = 2 * n + (0 if optimal[n, l] else 1)
-                if seen[x] != tag:
-                    seen[x] = tag
-                    if tag & 1:
-                        non[nn] = x
-                        nn += 1
-                    else:
-                        opt[no] = x
-                        no += 1
-        if no == 0:
+        if n_opt[n] == 0:  # no optimal position: no constraint (and its tokens are not read)
             continue
+        no = nn = 0
+        for l in range(lengths[n]):
+            x = tokens[n, l]
+            tag = 2 * n + (0 if optimal[n, l] else 1)
+            if seen[x] != tag:
+                seen[x] = tag
+                if tag & 1:
+                    non[nn] = x
+                    nn += 1
+                else:
+                    opt[no] = x
+                    no += 1
         y = query[n]
         for i in range(no):
             for j in range(nn):
