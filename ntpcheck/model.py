@@ -35,7 +35,6 @@ from .data import SampleArrays
 
 __all__ = [
     "attention",
-    "attention_fn",
     "log_attention",
     "logits",
     "cross_entropy_parts",
@@ -89,30 +88,18 @@ def _masked_scores(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> 
 
 
 def attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:
-    """Attention weights ``phi^(n)`` (Eq. 9), shape ``(N, L_max)``, 0 on padding."""
-    return attention_fn(E, arr)(Wkq)
+    """Attention weights ``phi^(n)`` (Eq. 9), shape ``(N, L_max)``, 0 on padding.
 
-
-def attention_fn(E: np.ndarray | None, arr: SampleArrays):
-    """``W_kq -> phi`` (Eq. 9) for fixed ``E`` and samples, with the gather indices
-    precomputed once (training loops call it every step; :func:`attention` is
-    one call of it).  The scores are read with one flat ``take``, the padding
-    set to ``-inf`` and the softmax taken in place.
+    The scores are read with one flat ``take``, the padding set to ``-inf``
+    and the softmax taken in place.
     """
-    V = arr.n_vocab
-    idx = arr.tokens * V + arr.query[:, None]
-    pad = ~arr.mask
-
-    def phi(Wkq: np.ndarray) -> np.ndarray:
-        K = _token_scores(Wkq, E)
-        s = np.take(np.ascontiguousarray(K).ravel(), idx)
-        s[pad] = -np.inf
-        s -= s.max(axis=1, keepdims=True)
-        np.exp(s, out=s)
-        s /= s.sum(axis=1, keepdims=True)
-        return s
-
-    return phi
+    K = _token_scores(Wkq, E)
+    s = np.take(np.ascontiguousarray(K).ravel(), arr.tokens * arr.n_vocab + arr.query[:, None])
+    s[~arr.mask] = -np.inf
+    s -= s.max(axis=1, keepdims=True)
+    np.exp(s, out=s)
+    s /= s.sum(axis=1, keepdims=True)
+    return s
 
 
 def log_attention(Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> np.ndarray:
@@ -223,20 +210,13 @@ def softmax_backward_centred(phi: np.ndarray, h: np.ndarray) -> np.ndarray:
     return phi * (a * S[:, None] - A[:, None])
 
 
-def _score_gradient(r: np.ndarray, arr: SampleArrays, E: np.ndarray | None, flat: np.ndarray | None = None) -> np.ndarray:
+def _score_gradient(r: np.ndarray, arr: SampleArrays, E: np.ndarray | None) -> np.ndarray:
     """``grad = sum_{n,l} r_l x_{i_l} x_q^T = E G E^T`` for the score derivatives
-    ``r_l = dL/ds_l``, with ``G`` scattered by (token, query).  ``flat`` (the
-    masked scatter index, :func:`scatter_index`) may be precomputed."""
+    ``r_l = dL/ds_l``, with ``G`` scattered by (token, query)."""
     V = arr.n_vocab
-    if flat is None:
-        flat = scatter_index(arr)
+    flat = (arr.tokens * V + arr.query[:, None])[arr.mask]
     G = np.bincount(flat, weights=r[arr.mask], minlength=V * V).reshape(V, V)
     return G if E is None else E @ G @ E.T
-
-
-def scatter_index(arr: SampleArrays) -> np.ndarray:
-    """Flat index ``token * |V| + query`` of every real position (for :func:`_score_gradient`)."""
-    return (arr.tokens * arr.n_vocab + arr.query[:, None])[arr.mask]
 
 
 def grad_kq(Wov: np.ndarray, Wkq: np.ndarray, E: np.ndarray | None, arr: SampleArrays) -> tuple[np.ndarray, float]:

@@ -17,8 +17,8 @@ runs in one compiled function (:mod:`.ngd`) that writes the recorded steps
 columns of Lemma 3's shape (:func:`stage2_structured`).  :mod:`.maxflow` is the integer
 max-flow (Dinic) of the exact Eq. (3) solver.
 
-The stage-2 arithmetic is that of the numpy dense path
-(:func:`ntpcheck.stage2_step.stage2_grad_fn`), sample by sample:
+The stage-2 arithmetic is that of the numpy reference
+(:func:`ntpcheck.model.grad_kq`), sample by sample:
 attention ``phi = softmax(s)`` over the real positions; logits
 ``z = sum_l phi_l U[:, i_l]``; the wrong-class probabilities
 ``p_v = exp(z_v - z_y - loss)`` with the loss as ``log1p`` when ``y`` is the
@@ -28,8 +28,8 @@ Jacobian in the centred form (:func:`ntpcheck.model.softmax_backward_centred`),
 so equal tokens cancel exactly; the scatter ``G[i_l, q] += r_l``; and the
 step rescaled by ``max |G|`` before the norm (:func:`ntpcheck.training.ngd_step`).
 Stage 1 is :func:`ntpcheck.model.stage1_grad_scaled`'s.  Both are tested
-equal to the numpy paths to 1e-12 (relative), on saturated runs too, in
-``tests/test_kernels.py``.  Summation order differs, so the two
+equal to the numpy forms to 1e-12 (relative), on saturated runs too, in
+``tests/test_kernels.py`` and ``tests/test_model.py``.  Summation order differs, so the two
 agree to rounding, not bit for bit.
 """
 

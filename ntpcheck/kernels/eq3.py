@@ -10,7 +10,7 @@ recursion level.
   open-addressing hash set (:func:`_insert`).
 * :func:`isotonic_nodes`: values and multipliers of the bipartite isotonic
   problem, one connected component at a time (union-find), each split
-  recursively by integer min cuts (:func:`.maxflow.max_flow`).
+  recursively by integer min cuts (:func:`.maxflow.dinic`).
 
 Examples
 --------
@@ -200,23 +200,22 @@ def _group(label, count, items):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _set_flow(nodes, edges, is_o, ia, ib, local, to_sink_cap, from_source_cap, pair_cap, reverse, g, work, flow):  # pragma: no cover - compiled
-    """The integer max-flow of one set: a source edge into every node of one side, a sink edge
-    out of every node of the other, and the set's pairs (``b -> a`` if ``reverse``, else
-    ``a -> b``).  ``flow`` receives the flow per edge (node edges first, in node order), and
+def _split_flow(nodes, edges, nO, is_o, ia, ib, local, g, work, flow):  # pragma: no cover - compiled
+    """The integer max-flow of one set's split test (see :mod:`ntpcheck.maxmargin.isotonic`),
+    with ``nO`` optimal nodes: ``s -> b`` of capacity ``|O|``, ``a -> t`` of ``|N|``, and ``b -> a`` of ``|O| + 1`` for the
+    set's pairs.  ``flow`` receives the flow per edge (node edges first, in node order), and
     ``work[4][i] >= 0`` says whether node ``i`` is reachable (:func:`.maxflow.dinic`);
     ``g`` holds the (tail, head, cap) arrays."""
     tail, head, cap = g
     k, m = len(nodes), len(edges)
     for i in range(k):
-        source_side = is_o[nodes[i]] != reverse  # optimal nodes take the source when a -> b
-        tail[i], head[i] = (k, i) if source_side else (i, k + 1)
-        cap[i] = from_source_cap if source_side else to_sink_cap
+        if is_o[nodes[i]]:
+            tail[i], head[i], cap[i] = i, k + 1, k - nO
+        else:
+            tail[i], head[i], cap[i] = k, i, nO
     for j in range(m):
         e = edges[j]
-        u, v = local[ia[e]], local[ib[e]]
-        tail[k + j], head[k + j] = (v, u) if reverse else (u, v)
-        cap[k + j] = pair_cap
+        tail[k + j], head[k + j], cap[k + j] = local[ib[e]], local[ia[e]], nO + 1
     dinic(k + 2, k + m, tail, head, cap, k, k + 1, work, flow)
 
 
@@ -287,7 +286,7 @@ def isotonic_nodes(is_o, ia, ib):  # pragma: no cover - compiled
                 nO += is_o[nodes[i]]
             nN = k - nO
             if m != nO * nN:  # not complete bipartite: split at the mean by a min cut
-                _set_flow(nodes, edges, is_o, ia, ib, local, nN, nO, nO + 1, True, g, work, flow)
+                _split_flow(nodes, edges, nO, is_o, ia, ib, local, g, work, flow)
                 reach = work[4][:k] >= 0
                 upO = upN = 0
                 for i in range(k):

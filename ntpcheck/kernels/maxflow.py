@@ -1,9 +1,9 @@
 """Integer maximum flow (Dinic's algorithm), compiled, with the minimal source side of a min cut.
 
-The exact Eq. (3) solver (:mod:`ntpcheck.maxmargin.isotonic`) runs one max-flow
-per recursion level over every query at once, on a few thousand nodes; the
-flows it needs are those of its own edges, and the cut it needs is the set
-of nodes reachable from the source in the residual graph.  Dinic's last
+The exact Eq. (3) solver (:mod:`ntpcheck.maxmargin.isotonic`) runs one small
+max-flow per set it tests for a split (:func:`dinic` in a :func:`workspace`
+allocated once); the flows it needs are those of its own edges, and the cut
+it needs is the set of nodes reachable from the source in the residual graph.  Dinic's last
 breadth-first search (the one that no longer reaches the sink) computes
 exactly that set, so both come from one call.
 
