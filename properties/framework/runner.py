@@ -246,6 +246,10 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
                        instance=worst.instance, per_instance=per_instance_rows(outcomes))
 
 
+#: Significant digits of the values handed to :func:`hypothesis.target` (:func:`_quantised`).
+TARGET_DIGITS = 10
+
+
 class Search:
     """The state of one claim's search over drawn instances (shared by :func:`run_claim`
     and the pytest plugin, which hands :meth:`step` to Hypothesis as a test body).
@@ -283,9 +287,9 @@ class Search:
         if self.first_failure is None:
             self.outcomes.append(o)
         if math.isfinite(o.slack) and o.verdict in TESTED:
-            target(-float(o.slack), label="negative slack")
+            target(_quantised(-float(o.slack)), label="negative slack")
         if self.claim.score is not None and o.verdict is not Verdict.ERROR:  # evaluate()'s evidence, from the cache
-            target(float(self.claim.score(evidence(prepare(self.claim, inst)))), label="distance to failure")
+            target(_quantised(float(self.claim.score(evidence(prepare(self.claim, inst))))), label="distance to failure")
         if o.verdict is Verdict.FALSIFIED and self.first_failure is None:
             self.first_failure = list(self.outcomes)
         return o
@@ -297,6 +301,24 @@ class Search:
     def falsified(self, inst: Instance, o: Outcome, note: str = "") -> ClaimResult:
         """The result of the claim falsified by ``inst`` (its outcome ``o``)."""
         return _falsified(self.claim, inst, o, self.first_failure or self.outcomes, self.need, note)
+
+
+def _quantised(x: float) -> float:
+    """``x`` rounded to :data:`TARGET_DIGITS` significant digits, for :func:`hypothesis.target`.
+
+    Hypothesis mutates the best-scoring example so far; a difference in the last
+    bit of a slack (a solver's summation order, another BLAS) would otherwise
+    pick a different example and change every later draw and so a verdict's
+    counts.  Ten digits keep every difference a bound's check can resolve.
+
+    Examples
+    --------
+    >>> _quantised(0.9872217373320463) == _quantised(0.9872217373320462)
+    True
+    >>> _quantised(-0.0)
+    0.0
+    """
+    return float(f"{x:.{TARGET_DIGITS}g}") + 0.0 if math.isfinite(x) else x
 
 
 def run_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinned: bool = True) -> ClaimResult:
