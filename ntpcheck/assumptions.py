@@ -38,7 +38,6 @@ import numpy as np
 
 from .data import Dataset, Sample
 from .embeddings import ORTHONORMAL_TOL, as_embeddings, orthonormality_defect
-from .padding import extends_previous
 from .structure import Role, Structure, analyse
 
 __all__ = [
@@ -126,18 +125,16 @@ def _find_unexplained(st: Structure) -> list[Violation]:
     previous one by a token (a sequence line's prefixes) extends its distinct tokens and its
     text instead of rebuilding them, so a line of L tokens costs O(L^2) copying, not hashing."""
     out = []
-    prev: tuple[str, ...] = ()
     distinct: dict[str, None] = {}
     text = ""
     has_mask = st.optimal_mask.any(axis=1)
-    for s, explained in zip(st.dataset.samples, has_mask.tolist()):
+    for s, explained, extends in zip(st.dataset.samples, has_mask.tolist(), st.dataset.extends.tolist()):
         sent = s.sentence
-        if extends_previous(prev, sent):
+        if extends:
             distinct[sent[-1]] = None
             text = f"{text} {sent[-1]}"
         else:
             distinct, text = dict.fromkeys(sent), " ".join(sent)
-        prev = sent
         if explained:
             continue
         out.append(
@@ -259,27 +256,26 @@ def check_2(ds: Dataset | Structure, embeddings: np.ndarray | None = None, tol: 
 
 
 def check_3(ds: Dataset | Structure) -> CheckResult:
-    """Assumption 3: ``|I(n)| >= #{l : x_l = x}`` for every non-optimal token ``x`` of every sample."""
+    """Assumption 3: ``|I(n)| >= #{l : x_l = x}`` for every non-optimal token ``x`` of every sample
+    (counted in one compiled pass, :func:`ntpcheck.kernels.roles.non_optimal_majority`)."""
+    from .kernels.roles import non_optimal_majority
+
     st = _structure(ds)
+    arr, vocab, samples = st.dataset.arrays, st.dataset.vocab, st.dataset.samples
     out: list[Violation] = []
-    for s, pos in zip(st.dataset.samples, st.optimal):
-        if not pos:
-            continue
-        r = st.roles[s.query]
-        for x in dict.fromkeys(s.sentence):
-            if r[x] is Role.NON_OPTIMAL:
-                c = s.sentence.count(x)
-                if c > len(pos):
-                    out.append(
-                        Violation(
-                            "non-optimal-majority",
-                            f"sample '{s.brief()}': non-optimal token {x} occurs {c} times but there are only "
-                            f"{len(pos)} optimal positions",
-                            tokens=(x,),
-                            query=s.query,
-                            samples=(str(s),),
-                        )
-                    )
+    found = non_optimal_majority(arr.tokens, arr.lengths, st.optimal_mask, arr.query, st.query_row, st.role_codes)
+    for n, x, c, p in zip(*(a.tolist() for a in found)):
+        s = samples[n]
+        out.append(
+            Violation(
+                "non-optimal-majority",
+                f"sample '{s.brief()}': non-optimal token {vocab[x]} occurs {c} times but there are only "
+                f"{p} optimal positions",
+                tokens=(vocab[x],),
+                query=s.query,
+                samples=(str(s),),
+            )
+        )
     return CheckResult("3", tuple(out))
 
 
@@ -288,14 +284,22 @@ def check_prefix(ds: Dataset | Structure) -> CheckResult:
 
     By induction only the longest proper prefix of each sample needs looking
     up (its own prefixes are checked as a sample); below a missing one the
-    walk goes on down to the first prefix that is a sample.  So a sequence
-    of L tokens costs O(L^2) (hashing each prefix once), not O(L^3).  Each
-    missing prefix is reported with the samples whose walk reached it.
+    walk goes on down to the first prefix that is a sample.  A sample whose
+    sentence extends the previous sample's by that sample's next token (a
+    sequence line) has its longest proper prefix just before it: no lookup.
+    So a sequence line of L tokens costs O(L) (no sample is hashed), any
+    other sample one lookup while its prefixes are present.  Each missing
+    prefix is reported with the samples whose walk reached it.
     """
     st = _structure(ds)
-    keys = {s.key for s in st.dataset.samples}
+    samples = st.dataset.samples
+    keys: set | None = None
     missing: dict[tuple, list[str]] = {}
-    for s in st.dataset.samples:
+    for k, (s, extends) in enumerate(zip(samples, st.dataset.extends.tolist())):
+        if extends and samples[k - 1].next == s.sentence[-1]:
+            continue
+        if keys is None:
+            keys = {s.key for s in samples}
         seq = (*s.sentence, s.next)
         for l in range(len(s.sentence) - 1, 0, -1):
             key = (seq[:l], seq[l])

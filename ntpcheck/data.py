@@ -26,7 +26,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from .errors import DatasetFormatError
-from .padding import extends_previous, pad_sentences
+from .padding import extension_flags, pad_sentences
 
 __all__ = ["Sample", "Dataset", "SampleArrays", "validate_token", "RESERVED_TOKENS"]
 
@@ -235,16 +235,14 @@ class Dataset:
         if not self.vocab:
             raise DatasetFormatError("the vocabulary is empty")
         keys: set[tuple[tuple[str, ...], str]] = set()
-        prev: tuple[str, ...] = ()
         for s in self.samples:
             if not isinstance(s, Sample):
                 raise DatasetFormatError(f"{s!r} is not a Sample")
+        ext = self.__dict__["extends"] = extension_flags([s.sentence for s in self.samples])
+        for s, extends in zip(self.samples, ext.tolist()):
             sent = s.sentence
-            if extends_previous(prev, sent):
-                known = sent[-1] in seen  # the previous (checked) sentence plus one token
-            else:
-                known = seen.issuperset(sent)  # one C-level pass
-            prev = sent
+            # the previous (checked) sentence plus one token, or one C-level pass
+            known = sent[-1] in seen if extends else seen.issuperset(sent)
             if s.next not in seen or not known:
                 tok = next(t for t in (*s.sentence, s.next) if t not in seen)
                 raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary")
@@ -348,9 +346,15 @@ class Dataset:
         return w / w.sum()
 
     @cached_property
+    def extends(self) -> np.ndarray:
+        """``(N,)`` bool: sample ``k``'s sentence is sample ``k - 1``'s plus one token (a sequence
+        line's prefixes; :func:`.padding.extension_flags`, computed once when the dataset is built)."""
+        return extension_flags([s.sentence for s in self.samples])
+
+    @cached_property
     def arrays(self) -> SampleArrays:
         """The samples as padded index arrays (see :class:`SampleArrays`, :func:`.padding.pad_sentences`)."""
-        tokens, mask, lengths = pad_sentences([s.sentence for s in self.samples], self.index)
+        tokens, mask, lengths = pad_sentences([s.sentence for s in self.samples], self.index, self.extends)
         n = len(lengths)
         get = self.index.__getitem__
         query = tokens[np.arange(n), lengths - 1]

@@ -238,21 +238,26 @@ class Structure:
         return out
 
     @cached_property
-    def role_codes(self) -> np.ndarray:
-        """``(Q, V)`` role codes (0 non-comparable, 1 optimal, 2 non-optimal, 3 confused), rows :attr:`queries`."""
-        V = self.dataset.n_vocab
-        row = np.full(V, -1, dtype=np.int64)
+    def query_row(self) -> np.ndarray:
+        """``(V,)``: the row of each query in :attr:`queries` (and :attr:`role_codes`), -1 for other tokens."""
+        row = np.full(self.dataset.n_vocab, -1, dtype=np.int64)
         row[[self.dataset.index[q] for q in self.queries]] = np.arange(len(self.queries))
-        # the two ends of the pairs of eq3_index, without listing the pairs: a token is optimal (1)
-        # at an optimal position of a sample with a non-optimal one, and non-optimal (2) at a
-        # non-optimal position of a sample with an optimal one (non_optimal_mask)
+        return row
+
+    @cached_property
+    def role_codes(self) -> np.ndarray:
+        """``(Q, V)`` role codes (0 non-comparable, 1 optimal, 2 non-optimal, 3 confused), rows :attr:`queries`.
+
+        The two ends of the pairs of :attr:`eq3_index`, without listing the pairs: a token is
+        optimal (1) at an optimal position of a sample with a non-optimal one, and non-optimal
+        (2) at a non-optimal position of a sample with an optimal one; compiled
+        (:func:`ntpcheck.kernels.roles.role_codes`).
+        """
+        from .kernels.roles import role_codes
+
         arr = self.dataset.arrays
-        non = self.non_optimal_mask
-        codes = np.zeros((len(self.queries), V), dtype=np.int8)
-        for bit, where in ((1, self.optimal_mask & non.any(axis=1)[:, None]), (2, non)):
-            n, l = np.nonzero(where)
-            codes[row[arr.query[n]], arr.tokens[n, l]] |= bit
-        return codes
+        return role_codes(arr.tokens, arr.lengths, self.optimal_mask, arr.query, self.query_row, len(self.queries),
+                          self.dataset.n_vocab)
 
     @cached_property
     def roles(self) -> dict[str, dict[str, Role]]:

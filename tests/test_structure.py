@@ -93,6 +93,14 @@ def test_prefix_check_names_missing_prefix():
     assert any("'S -> V'" in m for m in msgs)
 
 
+def test_prefix_check_looks_up_a_sentence_that_extends_the_previous_by_another_token():
+    """``a b d -> e`` follows ``a b -> c``: its sentence extends the previous one, but by ``d``,
+    not by that sample's next token, so its prefix ``a b -> d`` is missing (as is ``a -> b``)."""
+    ds = ntpcheck.Dataset(("a", "b", "c", "d", "e"), (ntpcheck.Sample(("a", "b"), "c"), ntpcheck.Sample(("a", "b", "d"), "e")))
+    assert ds.extends.tolist() == [False, True]
+    assert sorted(v.message.split("'")[1] for v in check_prefix(ds).violations) == ["a -> b", "a b -> d"]
+
+
 def test_assumption2_violations():
     st = analyse(ntpcheck.load("example1"))
     assert check_2(st, np.eye(4)).holds

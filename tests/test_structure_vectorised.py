@@ -78,7 +78,7 @@ def test_order_edges_are_the_graph_edges(ds):
 
 @st.composite
 def mixed_dataset(draw):
-    """Sequence lines (each gives all its prefixes, which ``arrays`` copies row from row) mixed
+    """Sequence lines (each gives all its prefixes, which ``arrays`` fills as one broadcast) mixed
     with free samples, in drawn order; shrinks towards one short line."""
     lines = draw(st.lists(st.lists(st.sampled_from(TOKENS), min_size=2, max_size=7), min_size=1, max_size=4))
     samples = [Sample(tuple(s[:l]), s[l]) for s in lines for l in range(1, len(s))]
@@ -91,7 +91,7 @@ def mixed_dataset(draw):
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(any_dataset(), mixed_dataset()))
 def test_sample_arrays_are_the_sentences(ds):
-    """``Dataset.arrays`` (one mapping pass, prefix rows copied) pads each sentence literally."""
+    """``Dataset.arrays`` (one mapping pass, a chain of prefixes broadcast) pads each sentence literally."""
     a = ds.arrays
     for k, s in enumerate(ds.samples):
         L = len(s.sentence)
@@ -112,3 +112,30 @@ def test_unexplained_samples_read_literally(ds):
     got = check_realizable(s).violations
     assert [v.samples for v in got] == [(str(x),) for x in want]
     assert [v.tokens for v in got] == [(*dict.fromkeys(x.sentence), x.next) for x in want]
+
+
+def literal_assumption3(st_):
+    """Assumption 3's violations ``(sample, token, count, |I(n)|)`` by the definition's loops."""
+    out = []
+    for s, pos in zip(st_.dataset.samples, st_.optimal):
+        for x in dict.fromkeys(s.sentence) if pos else ():
+            if st_.roles[s.query][x] is Role.NON_OPTIMAL and s.sentence.count(x) > len(pos):
+                out.append((str(s), x, s.sentence.count(x), len(pos)))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(any_dataset(), mixed_dataset()))
+def test_assumption3_and_prefix_checks_read_literally(ds):
+    """Assumption 3 (counted in one compiled pass) names exactly the non-optimal tokens that
+    outnumber the optimal positions, in sample then first-occurrence order; the prefix check
+    (no lookup for a sequence line's next prefix) names exactly the missing prefixes."""
+    from ntpcheck.assumptions import check_3, check_prefix
+
+    s = analyse(ds)
+    got = [(v.samples[0], v.tokens[0], int(v.message.split(" occurs ")[1].split()[0]),
+            int(v.message.split(" only ")[1].split()[0])) for v in check_3(s).violations]
+    assert got == literal_assumption3(s)
+    keys = {x.key for x in ds.samples}
+    missing = {(x.sentence[:l], (*x.sentence, x.next)[l]) for x in ds.samples for l in range(1, len(x.sentence))} - keys
+    assert {v.message.split("'")[1] for v in check_prefix(s).violations} == {f"{' '.join(a)} -> {b}" for a, b in missing}

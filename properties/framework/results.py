@@ -1,0 +1,167 @@
+"""A claim's results as data: the search profiles, the per-verdict counts, and the
+aggregation of per-instance outcomes into one :class:`ClaimResult` (the rule that
+too few tested instances is never ``holds``).  The runner (:mod:`.runner`) produces
+them; the application renders them as text, JSON, Markdown or pytest outcomes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from .claim import Claim
+from .verdicts import TESTED, Outcome, Verdict
+
+__all__ = ["PROFILES", "Profile", "COUNT_NAMES", "CONSTANT_KEYS", "ClaimResult", "count", "min_tested_for",
+           "aggregate", "per_instance_rows"]
+
+#: Measured constants aggregated as "smallest constant consistent with every instance".
+CONSTANT_KEYS = ("implied_c0", "smallest_constant")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How hard a run searches.
+
+    ``draws``: instances always drawn per claim (Hypothesis examples);
+    ``min_tested``: instances that must meet a claim's hypotheses and hold
+    non-vacuously for ``holds``; ``budget``: the most instances drawn per
+    claim while fewer than ``min_tested`` met the hypotheses.
+    """
+
+    draws: int
+    min_tested: int
+    budget: int
+
+
+PROFILES = {"quick": Profile(8, 5, 24), "default": Profile(50, 20, 100), "thorough": Profile(300, 100, 600)}
+
+#: The per-verdict keys of :func:`count`, in report order.
+COUNT_NAMES = {Verdict.HOLDS: "holds", Verdict.FALSIFIED: "falsified", Verdict.VACUOUS: "vacuous",
+               Verdict.INCONCLUSIVE: "inconclusive", Verdict.OUTSIDE: "outside", Verdict.ERROR: "error"}
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """The aggregated verdict of one claim over a run, with how much was tested.
+
+    ``counts``: ``drawn`` (instances checked), ``tested`` (met the claim's
+    hypotheses: holds + falsified + vacuous + inconclusive), and one count per
+    per-instance verdict.  ``min_tested``: what ``holds`` required.
+    """
+
+    claim: Claim
+    verdict: Verdict
+    counts: Mapping[str, int]
+    measured: Mapping[str, Any]
+    counterexample: str | None = None
+    detail: str = ""
+    series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    min_tested: int = 1
+    #: Set for a run on one given instance (:func:`run_on_instance`): the listed conditions it
+    #: breaks, and whether the claim's conclusion held there anyway (None: not decided).
+    breaks: tuple[str, ...] | None = None
+    conclusion_holds: bool | None = None
+    #: Wall time of the run (search, shrinking and pinned examples), when measured.
+    seconds: float | None = field(default=None, compare=False)
+    #: The sizes and parameters of the instance behind ``series`` (the worst one, or the counterexample).
+    instance: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: ``(verdict, slack, instance, shrunk)`` of every instance counted, in draw order, then any shrunk
+    #: counterexample (``shrunk`` True), for the report's plots.
+    per_instance: tuple = field(default=(), compare=False, repr=False)
+
+    @property
+    def instances(self) -> int:
+        return self.counts["drawn"]
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.claim.id,
+            "variant": self.claim.reading,
+            "verdict": self.verdict.value,
+            "counts": dict(self.counts),
+            "min_tested": self.min_tested,
+            "measured": dict(self.measured),
+            "counterexample": self.counterexample,
+            "detail": self.detail,
+            **({"breaks": list(self.breaks), "conclusion_holds": self.conclusion_holds} if self.breaks is not None else {}),
+            **({"seconds": self.seconds, "instances_per_second": self.instances_per_second} if self.seconds is not None else {}),
+        }
+
+    @property
+    def instances_per_second(self) -> float | None:
+        """Instances checked per second of the run (drawn / seconds), when timed."""
+        if self.seconds is None or self.seconds <= 0:
+            return None
+        return self.counts["drawn"] / self.seconds
+
+
+def per_instance_rows(outcomes: Sequence[Outcome], shrunk: Outcome | None = None) -> tuple:
+    """``(verdict, slack, instance, shrunk)`` per outcome counted, then the shrunk counterexample
+    if it is not the last of them (Hypothesis's shrinking checks more instances than are counted)."""
+    rows = [(o.verdict, o.slack, o.instance, False) for o in outcomes]
+    if shrunk is not None and not (outcomes and outcomes[-1] is shrunk):
+        rows.append((shrunk.verdict, shrunk.slack, shrunk.instance, True))
+    return tuple(rows)
+
+
+def count(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """The counts of a run: drawn, tested (met the hypotheses), and one per verdict."""
+    by = {v: sum(o.verdict is v for o in outcomes) for v in Verdict}
+    return {"drawn": len(outcomes), "tested": sum(by[v] for v in TESTED), **{name: by[v] for v, name in COUNT_NAMES.items()}}
+
+
+def min_tested_for(claim: Claim, profile: str) -> int:
+    """Instances that must hold non-vacuously for ``holds`` (the claim's own cap, if any)."""
+    need = PROFILES[profile].min_tested
+    return need if claim.min_tested is None else min(need, claim.min_tested)
+
+
+def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> ClaimResult:
+    """One verdict from the per-instance outcomes (none of them falsified).
+
+    ``error`` if any check failed; ``holds`` if at least ``min_tested``
+    instances held non-vacuously; otherwise the strongest honest verdict:
+    ``inconclusive`` if some instance could not be decided, else ``vacuous``
+    if some instance held only vacuously, else ``outside-hypotheses``.
+    The counts always say how many instances fell where.
+    """
+    counts = count(outcomes)
+    errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
+    if errors:
+        return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested,
+                           per_instance=per_instance_rows(outcomes))
+    held = [o for o in outcomes if o.verdict is Verdict.HOLDS]
+    if len(held) >= min_tested:
+        verdict = Verdict.HOLDS
+    elif counts["inconclusive"]:
+        verdict = Verdict.INCONCLUSIVE
+    elif counts["vacuous"]:
+        verdict = Verdict.VACUOUS
+    else:
+        verdict = Verdict.OUTSIDE
+    pool = held or [o for o in outcomes if o.verdict is verdict] or list(outcomes)
+    if not pool:
+        return ClaimResult(claim, Verdict.OUTSIDE, counts, {}, None, "no instance drawn", None, min_tested)
+    finite = [o for o in pool if math.isfinite(o.slack)]
+    worst = min(finite, key=lambda o: o.slack) if finite else pool[0]
+    measured = {"worst_slack": worst.slack if finite else None, **dict(worst.measured)}
+    # Constants of order claims: the smallest value consistent with every instance is the largest one seen.
+    tested = [o for o in outcomes if o.verdict in TESTED]
+    for key in CONSTANT_KEYS:
+        vals = [float(o.measured[key]) for o in tested if o.measured.get(key) is not None]
+        if vals:
+            measured[key] = max(vals)
+    # Fitted exponents: report the slowest (largest) one seen, with its interval.
+    fits = [o for o in tested if "fitted_exponent" in o.measured]
+    if fits:
+        slow = max(fits, key=lambda o: float(o.measured["fitted_exponent"]))
+        measured["fitted_exponent"] = float(slow.measured["fitted_exponent"])
+        if "exponent_ci" in slow.measured:
+            measured["exponent_ci"] = list(slow.measured["exponent_ci"])
+    detail = worst.detail
+    if verdict is not Verdict.HOLDS:
+        detail = f"only {len(held)} of the {min_tested} instances required held non-vacuously; " + detail
+    return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested,
+                       instance=worst.instance, per_instance=per_instance_rows(outcomes))
