@@ -21,12 +21,13 @@ import math
 import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import attrgetter
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from .errors import DatasetFormatError
-from .padding import extension_flags, pad_sentences
+from .padding import SampleArrays, encode_chains, extension_flags, pad_encoded
 
 __all__ = ["Sample", "Dataset", "SampleArrays", "validate_token", "RESERVED_TOKENS"]
 
@@ -159,43 +160,6 @@ class Sample:
         return f"{' '.join(sent[:h])} {mid} {' '.join(sent[-h:])} -> {self.next}{w}"
 
 
-@dataclass(frozen=True, eq=False)
-class SampleArrays:
-    """Padded integer arrays of a dataset, for vectorised computation.
-
-    Attributes
-    ----------
-    tokens : ndarray of int, shape (N, L_max)
-        Token indices; padding positions hold 0 and are masked out.
-    mask : ndarray of bool, shape (N, L_max)
-        True at real positions.
-    lengths : ndarray of int, shape (N,)
-    query : ndarray of int, shape (N,)
-        Index of the last token ``x_L^(n)``.
-    target : ndarray of int, shape (N,)
-        Index of the next token, ``In(X^(n))``.
-    pi : ndarray of float, shape (N,)
-        The frequencies ``pi^(n)`` (sum to 1).
-    n_vocab : int
-    """
-
-    tokens: np.ndarray
-    mask: np.ndarray
-    lengths: np.ndarray
-    query: np.ndarray
-    target: np.ndarray
-    pi: np.ndarray
-    n_vocab: int
-
-    @property
-    def n_samples(self) -> int:
-        return int(self.tokens.shape[0])
-
-    @property
-    def l_max(self) -> int:
-        return int(self.tokens.shape[1])
-
-
 def _merge(samples: Iterable[Sample]) -> tuple[Sample, ...]:
     merged: dict[tuple[tuple[str, ...], str], float] = {}
     for s in samples:
@@ -238,21 +202,29 @@ class Dataset:
         for s in self.samples:
             if not isinstance(s, Sample):
                 raise DatasetFormatError(f"{s!r} is not a Sample")
-        ext = self.__dict__["extends"] = extension_flags([s.sentence for s in self.samples])
-        for s, extends in zip(self.samples, ext.tolist()):
-            sent = s.sentence
-            # the previous (checked) sentence plus one token, or one C-level pass
-            known = sent[-1] in seen if extends else seen.issuperset(sent)
-            if s.next not in seen or not known:
-                tok = next(t for t in (*s.sentence, s.next) if t not in seen)
-                raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary")
+        if not self.samples:
+            raise DatasetFormatError("the dataset has no samples")
+        # Every token mapped to its index, chain by chain (padding.encode_chains): this is the
+        # vocabulary check, and arrays need not map names again.
+        sents = self.sentences
+        lengths = self.__dict__["sentence_lengths"] = np.fromiter(map(len, sents), dtype=np.int64, count=len(sents))
+        lengths.setflags(write=False)
+        ext = self.__dict__["extends"] = extension_flags(sents, lengths)
+        index = self.index
+        try:
+            self.__dict__["chain_indices"] = encode_chains(sents, index, ext)
+            self.__dict__["target_indices"] = np.fromiter(map(index.__getitem__, map(attrgetter("next"), self.samples)),
+                                                          dtype=np.int64, count=len(self.samples))
+        except KeyError:
+            s = next(s for s in self.samples if not seen.issuperset((*s.sentence, s.next)))
+            tok = next(t for t in (*s.sentence, s.next) if t not in seen)
+            raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary") from None
+        for s in self.samples:
             if s.key in keys:
                 raise DatasetFormatError(
                     f"sample '{s}' appears twice; use Dataset.from_samples to merge repeats"
                 )
             keys.add(s.key)
-        if not self.samples:
-            raise DatasetFormatError("the dataset has no samples")
         ws = [s.weight for s in self.samples]
         hi = max(ws)
         lo_s = min(self.samples, key=lambda s: s.weight)
@@ -340,25 +312,47 @@ class Dataset:
     @cached_property
     def pi(self) -> np.ndarray:
         """Frequencies ``pi^(n)``: the weights normalised to sum to one."""
-        w = np.array([s.weight for s in self.samples], dtype=float)
+        w = np.fromiter(map(attrgetter("weight"), self.samples), dtype=float, count=len(self.samples))
         # Normalise in two steps so that huge weights do not overflow the sum.
         w = w / w.max()
         return w / w.sum()
+
+    @property
+    def sentences(self) -> list[tuple[str, ...]]:
+        """The samples' sentences, in order."""
+        return list(map(attrgetter("sentence"), self.samples))
 
     @cached_property
     def extends(self) -> np.ndarray:
         """``(N,)`` bool: sample ``k``'s sentence is sample ``k - 1``'s plus one token (a sequence
         line's prefixes; :func:`.padding.extension_flags`, computed once when the dataset is built)."""
-        return extension_flags([s.sentence for s in self.samples])
+        return extension_flags(self.sentences, self.sentence_lengths)
+
+    @cached_property
+    def sentence_lengths(self) -> np.ndarray:
+        """``(N,)``: each sample's sentence length (computed when the dataset is built)."""
+        return np.fromiter(map(len, self.sentences), dtype=np.int64, count=len(self.samples))
+
+    @cached_property
+    def chain_indices(self) -> np.ndarray:
+        """The token indices of the last sentence of each chain of sentences extending one another,
+        concatenated (:func:`.padding.encode_chains`; computed when the dataset is built)."""
+        return encode_chains(self.sentences, self.index, self.extends)
+
+    @cached_property
+    def target_indices(self) -> np.ndarray:
+        """``(N,)``: the index of each sample's next token (computed when the dataset is built)."""
+        return np.fromiter(map(self.index.__getitem__, map(attrgetter("next"), self.samples)), dtype=np.int64,
+                           count=len(self.samples))
 
     @cached_property
     def arrays(self) -> SampleArrays:
-        """The samples as padded index arrays (see :class:`SampleArrays`, :func:`.padding.pad_sentences`)."""
-        tokens, mask, lengths = pad_sentences([s.sentence for s in self.samples], self.index, self.extends)
-        n = len(lengths)
-        get = self.index.__getitem__
+        """The samples as padded index arrays (see :class:`SampleArrays`, :func:`.padding.pad_encoded`)."""
+        n = len(self.samples)
+        lengths = self.sentence_lengths.copy()
+        tokens, mask = pad_encoded(lengths, self.extends, self.chain_indices)
         query = tokens[np.arange(n), lengths - 1]
-        target = np.fromiter(map(get, (s.next for s in self.samples)), dtype=np.int64, count=n)
+        target = self.target_indices.copy()
         for a in (tokens, mask, lengths, query, target):
             a.setflags(write=False)
         pi = self.pi.copy()

@@ -1,21 +1,61 @@
-"""Sentences as padded index arrays: the rows of :attr:`ntpcheck.data.Dataset.arrays`.
+"""Sentences as padded index arrays (:class:`SampleArrays`, :attr:`ntpcheck.data.Dataset.arrays`).
 
-Token names are mapped to indices in one pass over the tokens (``map`` over
-the chained sentences, about 40 ns a token), not one call per sentence.  A
-sentence that extends the previous one by a single token (the prefixes of a
-sequence line, Section 3's convention) is a row of the masked broadcast of
-its chain's last sentence, so a line of L tokens costs one O(L^2) vectorised
-write but O(L) mapping.
+Token names are mapped to indices in one pass (``map`` over the chained
+sentences, about 40 ns a token), not one call per sentence, and only the last
+sentence of each *chain* is mapped: a sentence that extends the previous one
+by a single token (the prefixes of a sequence line, Section 3's convention) is
+a row of the masked broadcast of its chain's last sentence.  So a line of L
+tokens costs one O(L^2) vectorised write but O(L) mapping.  The dataset maps
+its chains once, when it is built (validating every token on the way), and
+pads on demand (:func:`pad_encoded`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import chain
 from typing import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["pad_sentences", "extends_previous", "extension_flags"]
+__all__ = ["SampleArrays", "pad_sentences", "pad_encoded", "encode_chains", "chain_lasts", "extends_previous", "extension_flags"]
+
+
+@dataclass(frozen=True, eq=False)
+class SampleArrays:
+    """Padded integer arrays of a dataset, for vectorised computation.
+
+    Attributes
+    ----------
+    tokens : ndarray of int, shape (N, L_max)
+        Token indices; padding positions hold 0 and are masked out.
+    mask : ndarray of bool, shape (N, L_max)
+        True at real positions.
+    lengths : ndarray of int, shape (N,)
+    query : ndarray of int, shape (N,)
+        Index of the last token ``x_L^(n)``.
+    target : ndarray of int, shape (N,)
+        Index of the next token, ``In(X^(n))``.
+    pi : ndarray of float, shape (N,)
+        The frequencies ``pi^(n)`` (sum to 1).
+    n_vocab : int
+    """
+
+    tokens: np.ndarray
+    mask: np.ndarray
+    lengths: np.ndarray
+    query: np.ndarray
+    target: np.ndarray
+    pi: np.ndarray
+    n_vocab: int
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.tokens.shape[0])
+
+    @property
+    def l_max(self) -> int:
+        return int(self.tokens.shape[1])
 
 
 def extends_previous(prev: tuple[str, ...], sent: tuple[str, ...]) -> bool:
@@ -29,9 +69,9 @@ def extends_previous(prev: tuple[str, ...], sent: tuple[str, ...]) -> bool:
     return len(sent) == len(prev) + 1 and len(prev) > 0 and sent[-2] == prev[-1] and sent[:-1] == prev
 
 
-def extension_flags(sents: Sequence[tuple[str, ...]]) -> np.ndarray:
+def extension_flags(sents: Sequence[tuple[str, ...]], lengths: np.ndarray | None = None) -> np.ndarray:
     """``(N,)`` bool: sentence ``k`` is sentence ``k - 1`` plus one token (:func:`extends_previous`);
-    only pairs whose lengths differ by one are compared.
+    only pairs whose ``lengths`` (computed if not given) differ by one are compared.
 
     Examples
     --------
@@ -39,7 +79,7 @@ def extension_flags(sents: Sequence[tuple[str, ...]]) -> np.ndarray:
     [False, True, False, False]
     """
     n = len(sents)
-    lengths = np.fromiter(map(len, sents), dtype=np.int64, count=n)
+    lengths = np.fromiter(map(len, sents), dtype=np.int64, count=n) if lengths is None else lengths
     ext = np.zeros(n, dtype=bool)
     for k in (np.flatnonzero(lengths[1:] == lengths[:-1] + 1) + 1).tolist():  # only these can extend
         ext[k] = extends_previous(sents[k - 1], sents[k])
@@ -47,14 +87,64 @@ def extension_flags(sents: Sequence[tuple[str, ...]]) -> np.ndarray:
     return ext
 
 
-def pad_sentences(sents: Sequence[tuple[str, ...]], index: Mapping[str, int],
-                  ext: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(tokens, mask, lengths)``: ``tokens[k, :L_k]`` are the indices of sentence ``k``, zero after.
+def chain_lasts(ext: np.ndarray) -> np.ndarray:
+    """The last sentence of each chain: a sentence that does not extend its predecessor and the
+    sentences after it that each extend the one before (``ext``: :func:`extension_flags`).
 
-    ``ext`` are the sentences' :func:`extension_flags` (computed if not given).
-    A sentence that does not extend its predecessor is mapped token by token;
-    a chain of sentences each extending the one before (a sequence line's
-    prefixes) is the masked broadcast of its last sentence, mapped once.
+    Examples
+    --------
+    >>> chain_lasts(np.array([False, True, True, False, False, True])).tolist()
+    [2, 3, 5]
+    """
+    heads = np.flatnonzero(~ext)
+    return np.append(heads[1:], len(ext)) - 1
+
+
+def encode_chains(sents: Sequence[tuple[str, ...]], index: Mapping[str, int], ext: np.ndarray) -> np.ndarray:
+    """The token indices of each chain's last sentence (:func:`chain_lasts`), concatenated: every
+    sentence is a prefix of its chain's last, so this is all :func:`pad_encoded` needs, and a
+    sequence line of L tokens is mapped once (L indices), not as its L(L-1)/2 prefix tokens.
+    An unknown token raises ``KeyError``.
+
+    Examples
+    --------
+    >>> encode_chains([("a",), ("a", "b"), ("b",)], {"a": 0, "b": 1}, np.array([False, True, False])).tolist()
+    [0, 1, 1]
+    """
+    lasts = [sents[k] for k in chain_lasts(ext).tolist()]
+    return np.fromiter(map(index.__getitem__, chain.from_iterable(lasts)), dtype=np.int64, count=sum(map(len, lasts)))
+
+
+def pad_encoded(lengths: np.ndarray, ext: np.ndarray, encoded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(tokens, mask)``: ``tokens[k, :L_k]`` are the indices of sentence ``k``, zero after, from
+    the sentences' lengths, :func:`extension_flags` and :func:`encode_chains`.
+
+    A chain of one sentence is its segment of ``encoded``; a longer chain (a
+    sequence line's prefixes) is the masked broadcast of its last sentence.
+    """
+    n = len(lengths)
+    lmax = int(lengths.max())
+    mask = np.arange(lmax)[None, :] < lengths[:, None]
+    tokens = np.zeros((n, lmax), dtype=np.int64)
+    lasts = chain_lasts(ext)
+    if len(lasts) == n:  # no chains: every row is its own segment
+        tokens[mask] = encoded
+        return tokens, mask
+    heads = np.append(0, lasts[:-1] + 1)
+    alone = lasts == heads
+    rows = np.zeros(n, dtype=bool)
+    rows[lasts[alone]] = True
+    tokens[mask & rows[:, None]] = encoded[np.repeat(alone, lengths[lasts])]
+    offsets = np.append(0, np.cumsum(lengths[lasts]))
+    for c in np.flatnonzero(~alone).tolist():  # a chain: its last sentence, broadcast
+        h, e, last = heads[c], lasts[c] + 1, encoded[offsets[c]:offsets[c + 1]]
+        np.multiply(last[None, :], mask[h:e, : len(last)], out=tokens[h:e, : len(last)])
+    return tokens, mask
+
+
+def pad_sentences(sents: Sequence[tuple[str, ...]], index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(tokens, mask, lengths)``: ``tokens[k, :L_k]`` are the indices of sentence ``k``, zero after
+    (:func:`encode_chains` then :func:`pad_encoded`).
 
     Examples
     --------
@@ -62,25 +152,6 @@ def pad_sentences(sents: Sequence[tuple[str, ...]], index: Mapping[str, int],
     >>> tokens.tolist(), lengths.tolist()
     ([[0, 0, 0], [0, 1, 0], [1, 1, 0]], [1, 2, 3])
     """
-    n = len(sents)
-    ext = extension_flags(sents) if ext is None else ext
-    lengths = np.fromiter(map(len, sents), dtype=np.int64, count=n)
-    lmax = int(lengths.max())
-    get = index.__getitem__
-    mask = np.arange(lmax)[None, :] < lengths[:, None]
-    tokens = np.zeros((n, lmax), dtype=np.int64)
-    if not ext.any():
-        tokens[mask] = np.fromiter(map(get, chain.from_iterable(sents)), dtype=np.int64, count=int(lengths.sum()))
-        return tokens, mask, lengths
-    heads = np.flatnonzero(~ext)
-    ends = np.append(heads[1:], n)  # chain c is rows heads[c] .. ends[c] - 1
-    alone = ends - heads == 1
-    single = heads[alone]
-    rows = np.zeros(n, dtype=bool)
-    rows[single] = True
-    tokens[mask & rows[:, None]] = np.fromiter(map(get, chain.from_iterable(sents[k] for k in single.tolist())),
-                                               dtype=np.int64, count=int(lengths[single].sum()))
-    for h, e in zip(heads[~alone].tolist(), ends[~alone].tolist()):  # a chain: its last sentence, broadcast
-        last = np.fromiter(map(get, sents[e - 1]), dtype=np.int64, count=int(lengths[e - 1]))
-        np.multiply(last[None, :], mask[h:e, : len(last)], out=tokens[h:e, : len(last)])
-    return tokens, mask, lengths
+    ext = extension_flags(sents)
+    lengths = np.fromiter(map(len, sents), dtype=np.int64, count=len(sents))
+    return (*pad_encoded(lengths, ext, encode_chains(sents, index, ext)), lengths)

@@ -79,13 +79,15 @@ class Collocation:
 
 
 def collocation(dataset: Dataset) -> Collocation:
-    """Read the collocation from the one-token samples of ``dataset``."""
+    """Read the collocation from the one-token samples of ``dataset`` (found from
+    :attr:`Dataset.arrays`, which every later step needs anyway)."""
     nexts: dict[str, list[str]] = {}
-    for s in dataset.samples:
-        if len(s.sentence) == 1:
-            lst = nexts.setdefault(s.sentence[0], [])
-            if s.next not in lst:
-                lst.append(s.next)
+    samples = dataset.samples
+    for k in np.flatnonzero(dataset.arrays.lengths == 1).tolist():
+        s = samples[k]
+        lst = nexts.setdefault(s.sentence[0], [])
+        if s.next not in lst:
+            lst.append(s.next)
     mapping = {x: ys[0] for x, ys in nexts.items()}
     multiple = {x: tuple(ys) for x, ys in nexts.items() if len(ys) > 1}
     preimages: dict[str, list[str]] = {}

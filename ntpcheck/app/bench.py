@@ -67,7 +67,8 @@ def environment() -> dict:
 
 
 def _fresh(ds):
-    """The dataset as loaded: drop the cached arrays so that every method builds them."""
+    """The dataset as loaded (its tokens validated and mapped to indices when it was built): drop
+    the cached padded arrays and frequencies so that every method builds them."""
     for name in ("arrays", "pi"):
         ds.__dict__.pop(name, None)
     return ds
