@@ -160,6 +160,11 @@ class Sample:
         return f"{' '.join(sent[:h])} {mid} {' '.join(sent[-h:])} -> {self.next}{w}"
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
 def _merge(samples: Iterable[Sample]) -> tuple[Sample, ...]:
     merged: dict[tuple[tuple[str, ...], str], float] = {}
     for s in samples:
@@ -206,15 +211,8 @@ class Dataset:
             raise DatasetFormatError("the dataset has no samples")
         # Every token mapped to its index, chain by chain (padding.encode_chains): this is the
         # vocabulary check, and arrays need not map names again.
-        sents = self.sentences
-        lengths = self.__dict__["sentence_lengths"] = np.fromiter(map(len, sents), dtype=np.int64, count=len(sents))
-        lengths.setflags(write=False)
-        ext = self.__dict__["extends"] = extension_flags(sents, lengths)
-        index = self.index
         try:
-            self.__dict__["chain_indices"] = encode_chains(sents, index, ext)
-            self.__dict__["target_indices"] = np.fromiter(map(index.__getitem__, map(attrgetter("next"), self.samples)),
-                                                          dtype=np.int64, count=len(self.samples))
+            self.chain_indices, self.target_indices
         except KeyError:
             s = next(s for s in self.samples if not seen.issuperset((*s.sentence, s.next)))
             tok = next(t for t in (*s.sentence, s.next) if t not in seen)
@@ -307,7 +305,7 @@ class Dataset:
     @property
     def l_max(self) -> int:
         """Longest sentence length ``L_max``."""
-        return max(len(s.sentence) for s in self.samples)
+        return int(self.sentence_lengths.max())
 
     @cached_property
     def pi(self) -> np.ndarray:
@@ -322,37 +320,39 @@ class Dataset:
         """The samples' sentences, in order."""
         return list(map(attrgetter("sentence"), self.samples))
 
+    # The next four are computed when the dataset is built (the vocabulary check maps every
+    # token), read-only.
+    @cached_property
+    def sentence_lengths(self) -> np.ndarray:
+        """``(N,)``: each sample's sentence length."""
+        return _read_only(np.fromiter(map(len, self.sentences), dtype=np.int64, count=len(self.samples)))
+
     @cached_property
     def extends(self) -> np.ndarray:
         """``(N,)`` bool: sample ``k``'s sentence is sample ``k - 1``'s plus one token (a sequence
-        line's prefixes; :func:`.padding.extension_flags`, computed once when the dataset is built)."""
+        line's prefixes; :func:`.padding.extension_flags`)."""
         return extension_flags(self.sentences, self.sentence_lengths)
-
-    @cached_property
-    def sentence_lengths(self) -> np.ndarray:
-        """``(N,)``: each sample's sentence length (computed when the dataset is built)."""
-        return np.fromiter(map(len, self.sentences), dtype=np.int64, count=len(self.samples))
 
     @cached_property
     def chain_indices(self) -> np.ndarray:
         """The token indices of the last sentence of each chain of sentences extending one another,
-        concatenated (:func:`.padding.encode_chains`; computed when the dataset is built)."""
-        return encode_chains(self.sentences, self.index, self.extends)
+        concatenated (:func:`.padding.encode_chains`); ``KeyError`` on a token not in the vocabulary."""
+        return _read_only(encode_chains(self.sentences, self.index, self.extends))
 
     @cached_property
     def target_indices(self) -> np.ndarray:
-        """``(N,)``: the index of each sample's next token (computed when the dataset is built)."""
-        return np.fromiter(map(self.index.__getitem__, map(attrgetter("next"), self.samples)), dtype=np.int64,
-                           count=len(self.samples))
+        """``(N,)``: the index of each sample's next token; ``KeyError`` on a token not in the vocabulary."""
+        return _read_only(np.fromiter(map(self.index.__getitem__, map(attrgetter("next"), self.samples)),
+                                      dtype=np.int64, count=len(self.samples)))
 
     @cached_property
     def arrays(self) -> SampleArrays:
         """The samples as padded index arrays (see :class:`SampleArrays`, :func:`.padding.pad_encoded`)."""
         n = len(self.samples)
-        lengths = self.sentence_lengths.copy()
+        lengths = self.sentence_lengths  # read-only, shared
         tokens, mask = pad_encoded(lengths, self.extends, self.chain_indices)
         query = tokens[np.arange(n), lengths - 1]
-        target = self.target_indices.copy()
+        target = self.target_indices
         for a in (tokens, mask, lengths, query, target):
             a.setflags(write=False)
         pi = self.pi.copy()
