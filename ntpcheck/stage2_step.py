@@ -6,8 +6,8 @@ returns a closure ``W_kq -> (grad, L, phi)`` that computes the same numbers
 
 * after stage 1 from zero with canonical embeddings, every value column has
   Lemma 3's exact shape ``a_i e_{t_i} + b_i 1`` (:func:`lemma3_structure`),
-  and the step is O(N L) with no |V|-sized array per sample, compiled
-  (:func:`ntpcheck.kernels.stage2_structured`);
+  and the step is O(N L) with no |V|-sized array per sample, compiled with
+  the samples in parallel (:func:`ntpcheck.kernels.stage2_structured`);
 * otherwise the dense path, O(N L |V|), compiled with the samples in
   parallel (:func:`ntpcheck.kernels.stage2_dense`).
 
@@ -49,15 +49,17 @@ def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, arr: SampleArrays):
     """``W_kq -> (grad, L, phi)`` in O(N L) for value columns ``a_i e_{t_i} + b_i 1`` (canonical
-    embeddings), compiled (:func:`ntpcheck.kernels.stage2_structured`)."""
+    embeddings), compiled with the samples in parallel (:func:`ntpcheck.kernels.stage2_structured`;
+    bit for bit the same numbers whatever the thread count)."""
     from .kernels import sample_args, stage2_structured
 
     args = (t_of.astype(np.int64), a_of.astype(float), *sample_args(arr))
     V, shape = arr.n_vocab, arr.tokens.shape
+    H, losses = np.empty(shape), np.empty(shape[0])  # per-sample terms, overwritten every step
 
     def grad(Wkq: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
         G, phi = np.empty((V, V)), np.empty(shape)  # fresh: a caller may keep them
-        lo = stage2_structured(np.ascontiguousarray(Wkq, dtype=float), *args, G, phi)
+        lo = stage2_structured(np.ascontiguousarray(Wkq, dtype=float), *args, G, phi, H, losses)
         return G, lo, phi
 
     return grad

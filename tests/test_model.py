@@ -199,6 +199,38 @@ def test_dense_stage2_gradient_is_the_serial_loops_for_any_thread_count(V, N, se
         numba.set_num_threads(before)
 
 
+@pytest.mark.parametrize("scale", [0.3, 30.0])
+def test_structured_stage2_gradient_is_the_same_for_any_thread_count(scale):
+    """The parallel structured path (samples in chunks of STRUCTURED_CHUNK, the last one partial
+    here) gives the reference numbers, and bit for bit the same with 1 or 2 threads."""
+    import numba
+
+    from ntpcheck.kernels.gradients import STRUCTURED_CHUNK
+    from ntpcheck.synthetic import scale_arrays
+
+    V, N = 40, STRUCTURED_CHUNK + 57
+    arr = scale_arrays(V, N, 6, seed=3)
+    Wov = 30.0 * (np.eye(V)[:, (np.arange(V) - 1) % V] - 1.0 / V)  # Lemma 3's shape: the O(N L) path
+    assert stage2_step.lemma3_structure(Wov) is not None and V > 4 * arr.l_max
+    Wkq = scale * np.random.default_rng(11).standard_normal((V, V))
+    Gr, lor = model.grad_kq(Wov, Wkq, None, arr)
+    step = stage2_step.stage2_grad_fn(Wov, None, arr)
+    before = numba.get_num_threads()
+    try:
+        out = []
+        for threads in sorted({1, before}):
+            numba.set_num_threads(threads)
+            G, lo, _ = step(Wkq)
+            np.testing.assert_allclose(G, Gr, rtol=1e-10, atol=1e-15)
+            assert lo == pytest.approx(lor, rel=1e-13)
+            out.append((G, lo))
+        for G, lo in out[1:]:
+            np.testing.assert_array_equal(G, out[0][0])
+            assert lo == out[0][1]
+    finally:
+        numba.set_num_threads(before)
+
+
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_structured_stage2_gradient_equals_reference_after_stage1(name):
     """After stage 1 (Lemma 3 shape, exactly), the O(N L) path gives the reference gradient."""

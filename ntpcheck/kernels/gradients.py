@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["stage2_gradients", "stage2_structured", "stage2_dense", "DENSE_CHUNK"]
+__all__ = ["stage2_gradients", "stage2_structured", "stage2_dense", "DENSE_CHUNK", "STRUCTURED_CHUNK"]
 
 
 @njit(cache=True)
@@ -240,10 +240,81 @@ def stage2_gradients(Ws, E, canonical, UT, tokens, mask, query, target, pi, out)
 
 
 @njit(cache=True)
-def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi):  # pragma: no cover - compiled
+def _structured_terms(K, t_of, a_of, tokens, mask, query, target, pi, n, phi, first, tl, gsum, h):  # pragma: no cover - compiled
+    """Sample ``n`` of :func:`stage2_structured`: fills ``phi[n]`` and ``h`` (its ``h_l``) and returns
+    its loss.  ``first`` (|V|) must hold -1 everywhere and is left so; ``tl``, ``gsum`` (L) are scratch."""
+    L = tokens.shape[1]
+    V = K.shape[0]
+    q = query[n]
+    y = target[n]
+    _attention(K, tokens, mask, n, q, phi)
+    # group the positions by special coordinate; gsum[first position] = s_c
+    s_y = 0.0
+    n_other = 0
+    for l in range(L):
+        c = t_of[tokens[n, l]] if mask[n, l] else -1
+        tl[l] = c
+        gsum[l] = 0.0
+        if c >= 0:
+            w = phi[n, l] * a_of[tokens[n, l]]
+            if first[c] < 0:
+                first[c] = l
+                if c != y:
+                    n_other += 1
+            gsum[first[c]] += w
+            if c == y:
+                s_y += w
+    g = V - (n_other + 1)  # common coordinates (neither special nor the target)
+    d_gen = -s_y
+    m = 0.0
+    if g > 0 and d_gen > m:
+        m = d_gen
+    for l in range(L):
+        c = tl[l]
+        if c >= 0 and c != y and first[c] == l and gsum[l] - s_y > m:
+            m = gsum[l] - s_y
+    # e = exp(d - m) per distinct coordinate, then p = e exp(m - loss) (cross_entropy_parts)
+    e_gen = math.exp(d_gen - m)
+    other = g * e_gen
+    for l in range(L):
+        c = tl[l]
+        if c >= 0 and c != y and first[c] == l:
+            gsum[l] = math.exp(gsum[l] - s_y - m)  # gsum now holds e of its coordinate
+            other += gsum[l]
+    lo = _loss_from(m, other)
+    f = math.exp(m - lo)
+    total = g * (e_gen * f)
+    for l in range(L):
+        c = tl[l]
+        if c >= 0 and c != y and first[c] == l:
+            gsum[l] *= f  # p of its coordinate
+            total += gsum[l]
+    for l in range(L):
+        c = tl[l]
+        if c < 0:
+            h[l] = 0.0
+        elif c == y:
+            h[l] = pi[n] * a_of[tokens[n, l]] * (-total)
+        else:
+            h[l] = pi[n] * a_of[tokens[n, l]] * gsum[first[c]]
+    for l in range(L):
+        if tl[l] >= 0:
+            first[tl[l]] = -1
+    return lo
+
+
+#: Samples per parallel chunk of :func:`stage2_structured` (each chunk allocates its scratch once).
+STRUCTURED_CHUNK = 256
+
+
+@njit(cache=True, parallel=True)
+def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi, H, losses):  # pragma: no cover - compiled
     """``grad_{W_kq} L`` (into ``G``, token coordinates) and ``L`` in O(N L) for value columns of
     Lemma 3's shape ``U[:, i] = a_i e_{t_i} + b_i 1`` (``t_i = -1``: a constant column), canonical
-    embeddings; ``phi`` is filled with the attention.
+    embeddings; ``phi`` is filled with the attention, ``H`` (N, L_max) and ``losses`` (N) with each
+    sample's ``h`` and loss.  The samples' terms run in parallel (:func:`_structured_terms`), the
+    scatter into ``G`` and the loss sum serially in sample order, so the result is bit for bit the
+    same whatever the number of threads.
 
     Per sample the logits are a common value plus ``s_c = sum_{l: t_l = c} phi_l a_l`` on each
     special coordinate ``c``; relative to the target ``y`` the |V| - k common coordinates sit at
@@ -255,68 +326,16 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi):  
     """
     N, L = tokens.shape
     V = K.shape[0]
-    G.fill(0.0)
-    first = np.full(V, -1)  # per sample: first position of each special coordinate (reset after)
-    tl = np.empty(L, dtype=np.int64)
-    gsum = np.empty(L)
-    h = np.empty(L)
+    for c in prange((N + STRUCTURED_CHUNK - 1) // STRUCTURED_CHUNK):
+        first = np.full(V, -1)  # per sample: first position of each special coordinate (reset after)
+        tl = np.empty(L, dtype=np.int64)
+        gsum = np.empty(L)
+        for n in range(c * STRUCTURED_CHUNK, min(N, (c + 1) * STRUCTURED_CHUNK)):
+            losses[n] = _structured_terms(K, t_of, a_of, tokens, mask, query, target, pi, n, phi, first, tl, gsum, H[n])
+    for i in prange(G.shape[0]):  # 8 MB at |V| = 1000: zeroed by rows, in parallel
+        G[i, :] = 0.0
     total_loss = 0.0
     for n in range(N):
-        q = query[n]
-        y = target[n]
-        _attention(K, tokens, mask, n, q, phi)
-        # group the positions by special coordinate; gsum[first position] = s_c
-        s_y = 0.0
-        n_other = 0
-        for l in range(L):
-            c = t_of[tokens[n, l]] if mask[n, l] else -1
-            tl[l] = c
-            gsum[l] = 0.0
-            if c >= 0:
-                w = phi[n, l] * a_of[tokens[n, l]]
-                if first[c] < 0:
-                    first[c] = l
-                    if c != y:
-                        n_other += 1
-                gsum[first[c]] += w
-                if c == y:
-                    s_y += w
-        g = V - (n_other + 1)  # common coordinates (neither special nor the target)
-        d_gen = -s_y
-        m = 0.0
-        if g > 0 and d_gen > m:
-            m = d_gen
-        for l in range(L):
-            c = tl[l]
-            if c >= 0 and c != y and first[c] == l and gsum[l] - s_y > m:
-                m = gsum[l] - s_y
-        # e = exp(d - m) per distinct coordinate, then p = e exp(m - loss) (cross_entropy_parts)
-        e_gen = math.exp(d_gen - m)
-        other = g * e_gen
-        for l in range(L):
-            c = tl[l]
-            if c >= 0 and c != y and first[c] == l:
-                gsum[l] = math.exp(gsum[l] - s_y - m)  # gsum now holds e of its coordinate
-                other += gsum[l]
-        lo = _loss_from(m, other)
-        total_loss += pi[n] * lo
-        f = math.exp(m - lo)
-        total = g * (e_gen * f)
-        for l in range(L):
-            c = tl[l]
-            if c >= 0 and c != y and first[c] == l:
-                gsum[l] *= f  # p of its coordinate
-                total += gsum[l]
-        for l in range(L):
-            c = tl[l]
-            if c < 0:
-                h[l] = 0.0
-            elif c == y:
-                h[l] = pi[n] * a_of[tokens[n, l]] * (-total)
-            else:
-                h[l] = pi[n] * a_of[tokens[n, l]] * gsum[first[c]]
-        for l in range(L):
-            if tl[l] >= 0:
-                first[tl[l]] = -1
-        _backward_scatter(phi, h, tokens, mask, n, q, G)
+        total_loss += pi[n] * losses[n]
+        _backward_scatter(phi, H[n], tokens, mask, n, query[n], G)
     return total_loss
