@@ -315,10 +315,10 @@ class Dataset:
         w = w / w.max()
         return w / w.sum()
 
-    @property
-    def sentences(self) -> list[tuple[str, ...]]:
+    @cached_property
+    def sentences(self) -> tuple[tuple[str, ...], ...]:
         """The samples' sentences, in order."""
-        return list(map(attrgetter("sentence"), self.samples))
+        return tuple(map(attrgetter("sentence"), self.samples))
 
     # The next four are computed when the dataset is built (the vocabulary check maps every
     # token), read-only.

@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["SampleArrays", "pad_sentences", "pad_encoded", "encode_chains", "chain_lasts", "extends_previous", "extension_flags"]
+__all__ = ["SampleArrays", "pad_encoded", "encode_chains", "chain_lasts", "extends_previous", "extension_flags"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,6 +121,14 @@ def pad_encoded(lengths: np.ndarray, ext: np.ndarray, encoded: np.ndarray) -> tu
 
     A chain of one sentence is its segment of ``encoded``; a longer chain (a
     sequence line's prefixes) is the masked broadcast of its last sentence.
+
+    Examples
+    --------
+    >>> sents, index = [("a",), ("a", "b"), ("b", "b", "a")], {"a": 0, "b": 1}
+    >>> lengths, ext = np.array([1, 2, 3]), extension_flags(sents)
+    >>> tokens, mask = pad_encoded(lengths, ext, encode_chains(sents, index, ext))
+    >>> tokens.tolist(), ext.tolist()
+    ([[0, 0, 0], [0, 1, 0], [1, 1, 0]], [False, True, False])
     """
     n = len(lengths)
     lmax = int(lengths.max())
@@ -140,18 +148,3 @@ def pad_encoded(lengths: np.ndarray, ext: np.ndarray, encoded: np.ndarray) -> tu
         h, e, last = heads[c], lasts[c] + 1, encoded[offsets[c]:offsets[c + 1]]
         np.multiply(last[None, :], mask[h:e, : len(last)], out=tokens[h:e, : len(last)])
     return tokens, mask
-
-
-def pad_sentences(sents: Sequence[tuple[str, ...]], index: Mapping[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(tokens, mask, lengths)``: ``tokens[k, :L_k]`` are the indices of sentence ``k``, zero after
-    (:func:`encode_chains` then :func:`pad_encoded`).
-
-    Examples
-    --------
-    >>> tokens, mask, lengths = pad_sentences([("a",), ("a", "b"), ("b", "b", "a")], {"a": 0, "b": 1})
-    >>> tokens.tolist(), lengths.tolist()
-    ([[0, 0, 0], [0, 1, 0], [1, 1, 0]], [1, 2, 3])
-    """
-    ext = extension_flags(sents)
-    lengths = np.fromiter(map(len, sents), dtype=np.int64, count=len(sents))
-    return (*pad_encoded(lengths, ext, encode_chains(sents, index, ext)), lengths)

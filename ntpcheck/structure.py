@@ -80,10 +80,10 @@ class Collocation:
 
 def collocation(dataset: Dataset) -> Collocation:
     """Read the collocation from the one-token samples of ``dataset`` (found from
-    :attr:`Dataset.arrays`, which every later step needs anyway)."""
+    :attr:`Dataset.sentence_lengths`)."""
     nexts: dict[str, list[str]] = {}
     samples = dataset.samples
-    for k in np.flatnonzero(dataset.arrays.lengths == 1).tolist():
+    for k in np.flatnonzero(dataset.sentence_lengths == 1).tolist():
         s = samples[k]
         lst = nexts.setdefault(s.sentence[0], [])
         if s.next not in lst:
@@ -195,11 +195,18 @@ class Structure:
         return partial_orders(self.dataset, self.collocation)
 
     @cached_property
+    def query_row(self) -> np.ndarray:
+        """``(V,)``: the row of each query in :attr:`queries` (and :attr:`role_codes`), -1 for other tokens."""
+        row = np.full(self.dataset.n_vocab, -1, dtype=np.int64)
+        row[self.dataset.arrays.query] = 0
+        used = np.flatnonzero(row == 0)
+        row[used] = np.arange(len(used))
+        return row
+
+    @cached_property
     def queries(self) -> tuple[str, ...]:
         """The tokens that end some sample, in vocabulary order (the keys of :attr:`orders`)."""
-        used = np.zeros(self.dataset.n_vocab, dtype=bool)
-        used[self.dataset.arrays.query] = True
-        return tuple(self.dataset.vocab[i] for i in np.flatnonzero(used))
+        return tuple(self.dataset.vocab[i] for i in np.flatnonzero(self.query_row >= 0))
 
     @cached_property
     def eq3_index(self) -> tuple:
@@ -238,13 +245,6 @@ class Structure:
             if len(qq):
                 out[v[qq[0]]] = [(v[i], v[j]) for i, j in zip(qa.tolist(), qb.tolist())]
         return out
-
-    @cached_property
-    def query_row(self) -> np.ndarray:
-        """``(V,)``: the row of each query in :attr:`queries` (and :attr:`role_codes`), -1 for other tokens."""
-        row = np.full(self.dataset.n_vocab, -1, dtype=np.int64)
-        row[[self.dataset.index[q] for q in self.queries]] = np.arange(len(self.queries))
-        return row
 
     @cached_property
     def role_codes(self) -> np.ndarray:

@@ -152,6 +152,18 @@ def _stage2_grad(K, UT, tokens, mask, query, target, pi, G, phi, z, p, h):  # pr
     return total_loss
 
 
+@njit(cache=True)
+def _scatter_in_order(phi, H, tokens, mask, query, pi, losses, G):  # pragma: no cover - compiled
+    """The serial end of the parallel kernels: each sample's ``h`` (row of ``H``) scattered into
+    ``G`` (already zero) and its loss summed, in sample order, so the numbers do not depend on
+    how the samples' terms were shared between threads.  Returns the loss."""
+    total_loss = 0.0
+    for n in range(tokens.shape[0]):
+        total_loss += pi[n] * losses[n]
+        _backward_scatter(phi, H[n], tokens, mask, n, query[n], G)
+    return total_loss
+
+
 #: Samples per parallel chunk of :func:`stage2_dense` (each chunk allocates its |V|-sized scratch once).
 DENSE_CHUNK = 64
 
@@ -168,12 +180,9 @@ def stage2_dense(K, UT, tokens, mask, query, target, pi, G, phi, H, losses):  # 
         z, p = np.empty(V), np.empty(V)
         for n in range(b * DENSE_CHUNK, min(N, (b + 1) * DENSE_CHUNK)):
             losses[n] = _sample_terms(K, UT, tokens, mask, query, target, pi, n, phi, z, p, H[n])
-    G.fill(0.0)
-    total_loss = 0.0
-    for n in range(N):
-        total_loss += pi[n] * losses[n]
-        _backward_scatter(phi, H[n], tokens, mask, n, query[n], G)
-    return total_loss
+    for i in prange(G.shape[0]):  # zeroed by rows, in parallel
+        G[i, :] = 0.0
+    return _scatter_in_order(phi, H, tokens, mask, query, pi, losses, G)
 
 
 @njit(cache=True)
@@ -334,8 +343,4 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi, H,
             losses[n] = _structured_terms(K, t_of, a_of, tokens, mask, query, target, pi, n, phi, first, tl, gsum, H[n])
     for i in prange(G.shape[0]):  # 8 MB at |V| = 1000: zeroed by rows, in parallel
         G[i, :] = 0.0
-    total_loss = 0.0
-    for n in range(N):
-        total_loss += pi[n] * losses[n]
-        _backward_scatter(phi, H[n], tokens, mask, n, query[n], G)
-    return total_loss
+    return _scatter_in_order(phi, H, tokens, mask, query, pi, losses, G)
