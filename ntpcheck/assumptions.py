@@ -33,7 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import networkx as nx
 import numpy as np
 
 from .data import Dataset, Sample
@@ -127,7 +126,7 @@ def _find_unexplained(st: Structure) -> list[Violation]:
     out = []
     distinct: dict[str, None] = {}
     text = ""
-    has_mask = st.optimal_mask.any(axis=1)
+    has_mask = st.n_optimal > 0
     for s, explained, extends in zip(st.dataset.samples, has_mask.tolist(), st.dataset.extends.tolist()):
         sent = s.sentence
         if extends:
@@ -191,6 +190,8 @@ def check_1ii(ds: Dataset | Structure) -> CheckResult:
     """Assumption 1(ii): every x^q-partial order is acyclic, with no confused token."""
     st = _structure(ds)
     out: list[Violation] = []
+    import networkx as nx
+
     from .structure import may_have_cycle
 
     # A cycle needs a token both above and below others, i.e. a confused one: without any,
@@ -261,9 +262,9 @@ def check_3(ds: Dataset | Structure) -> CheckResult:
     from .kernels.roles import non_optimal_majority
 
     st = _structure(ds)
-    arr, vocab, samples = st.dataset.arrays, st.dataset.vocab, st.dataset.samples
+    vocab, samples = st.dataset.vocab, st.dataset.samples
     out: list[Violation] = []
-    found = non_optimal_majority(arr.tokens, arr.lengths, st.optimal_mask, arr.query, st.query_row, st.role_codes)
+    found = non_optimal_majority(*st.ragged, st.n_optimal, st.query_index, st.query_row, st.role_codes)
     for n, x, c, p in zip(*(a.tolist() for a in found)):
         s = samples[n]
         out.append(
@@ -286,7 +287,8 @@ def check_prefix(ds: Dataset | Structure) -> CheckResult:
     up (its own prefixes are checked as a sample); below a missing one the
     walk goes on down to the first prefix that is a sample.  A sample whose
     sentence extends the previous sample's by that sample's next token (a
-    sequence line) has its longest proper prefix just before it: no lookup.
+    sequence line) has its longest proper prefix just before it, and a
+    one-token sentence has none: no lookup.
     So a sequence line of L tokens costs O(L) (no sample is hashed), any
     other sample one lookup while its prefixes are present.  Each missing
     prefix is reported with the samples whose walk reached it.
@@ -296,8 +298,8 @@ def check_prefix(ds: Dataset | Structure) -> CheckResult:
     keys: set | None = None
     missing: dict[tuple, list[str]] = {}
     for k, (s, extends) in enumerate(zip(samples, st.dataset.extends.tolist())):
-        if extends and samples[k - 1].next == s.sentence[-1]:
-            continue
+        if (extends and samples[k - 1].next == s.sentence[-1]) or len(s.sentence) == 1:
+            continue  # its prefix is the sample before it, or it has no proper prefix
         if keys is None:
             keys = {s.key for s in samples}
         seq = (*s.sentence, s.next)

@@ -2,7 +2,8 @@
 
 A *token* is a non-empty string without whitespace.  A *sample* is a pair
 ``(X, x_{L+1})`` of a sentence ``X = [x_1, ..., x_L]`` and its next token,
-with a positive relative weight.  A *dataset* is a multiset of samples over a
+with a positive relative weight (both in :mod:`ntpcheck.sample`, re-exported
+here).  A *dataset* is a multiset of samples over a
 fixed, ordered vocabulary; identical samples are merged by adding their
 weights, and the frequencies ``pi^(n)`` of the paper are the normalised
 weights of the N distinct samples.
@@ -17,8 +18,6 @@ sentence is non-empty, every weight is finite and positive.
 
 from __future__ import annotations
 
-import math
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
@@ -27,149 +26,15 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from .errors import DatasetFormatError
-from .padding import SampleArrays, encode_chains, extension_flags, pad_encoded
+from .padding import SampleArrays, chain_starts, encode_chains, extension_flags, pad_encoded
+from .sample import RESERVED_TOKENS, Sample, first_of_key, merge_samples, validate_token
 
 __all__ = ["Sample", "Dataset", "SampleArrays", "validate_token", "RESERVED_TOKENS"]
-
-#: Words that the text format gives a meaning to and that cannot be tokens.
-RESERVED_TOKENS = frozenset({"->", "vocab:"})
-
-
-def invisible_character(text: str) -> str | None:
-    """The first invisible or control character of ``text`` (Unicode categories
-    Cc, Cf, Co, Cs, Cn), or None.  Plain ASCII text is answered without a scan."""
-    if text.isascii() and text.isprintable():
-        return None
-    for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Cn"):
-            return ch
-    return None
-
-
-def validate_token(token: object) -> str:
-    """Return ``token`` if it is a legal token name, else raise.
-
-    A token is a non-empty ``str`` with no whitespace, no ``#`` (the comment
-    sign), no ``@`` (the weight sign), no ``->`` (the arrow), no invisible or
-    control character (Unicode categories Cc, Cf, Co, Cs, Cn: zero-width
-    spaces, byte-order marks, NUL...) and not one of :data:`RESERVED_TOKENS`.
-
-    Raises
-    ------
-    DatasetFormatError
-        If the name is not legal; the message says why.
-    """
-    if not isinstance(token, str):
-        raise DatasetFormatError(f"token {token!r} is not a string")
-    if token == "":
-        raise DatasetFormatError("empty token name")
-    if any(ch.isspace() for ch in token):
-        raise DatasetFormatError(f"token {token!r} contains whitespace")
-    if "#" in token:
-        raise DatasetFormatError(f"token {token!r} contains '#', which starts a comment")
-    if "@" in token:
-        raise DatasetFormatError(f"token {token!r} contains '@', which marks a weight")
-    if token in RESERVED_TOKENS:
-        raise DatasetFormatError(f"{token!r} is reserved by the text format and cannot be a token")
-    if "->" in token:
-        raise DatasetFormatError(f"token {token!r} contains '->' (write spaces around the arrow: 'A B -> C')")
-    bad = invisible_character(token)
-    if bad is not None:
-        raise DatasetFormatError(f"token {token!r} contains the invisible or control character U+{ord(bad):04X} "
-                                 f"({unicodedata.name(bad, 'unnamed')})")
-    return token
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One training sample ``(X, x_{L+1})`` with a relative weight.
-
-    Parameters
-    ----------
-    sentence : tuple of str
-        The sentence ``X = [x_1, ..., x_L]``, ``L >= 1``; its last token is the query.
-    next : str
-        The next token ``x_{L+1}``.
-    weight : float
-        Positive, finite relative weight (the frequency before normalisation).
-    """
-
-    sentence: tuple[str, ...]
-    next: str
-    weight: float = 1.0
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sentence", tuple(self.sentence))
-        if len(self.sentence) == 0:
-            raise DatasetFormatError("a sample needs a non-empty sentence")
-        for tok in (*self.sentence, self.next):
-            validate_token(tok)
-        w = self.weight
-        if isinstance(w, bool) or not isinstance(w, (int, float)):
-            raise DatasetFormatError(f"weight {w!r} is not a number")
-        if not math.isfinite(w) or w <= 0:
-            raise DatasetFormatError(f"weight {w!r} must be finite and > 0")
-        object.__setattr__(self, "weight", float(w))
-
-    @classmethod
-    def _unchecked(cls, sentence: tuple[str, ...], next: str, weight: float) -> "Sample":
-        """A sample from parts already validated (the parser's tokens, merged samples):
-        skips the per-token checks, which would make a sequence of L tokens O(L^2) twice."""
-        s = object.__new__(cls)
-        object.__setattr__(s, "sentence", sentence)
-        object.__setattr__(s, "next", next)
-        object.__setattr__(s, "weight", float(weight))
-        return s
-
-    @property
-    def query(self) -> str:
-        """The last token ``x_L`` of the sentence."""
-        return self.sentence[-1]
-
-    @property
-    def key(self) -> tuple[tuple[str, ...], str]:
-        """What makes two samples identical: sentence and next token."""
-        return (self.sentence, self.next)
-
-    def __str__(self) -> str:
-        return self.text(" ".join(self.sentence))
-
-    def text(self, sentence_text: str) -> str:
-        """The text format of the sample given its sentence already joined (``str(self)``
-        joins it; a caller walking a sequence line's prefixes extends it a token at a time)."""
-        w = "" if self.weight == 1.0 else f" @ {self.weight!r}"
-        return f"{sentence_text} -> {self.next}{w}"
-
-    def brief(self, max_tokens: int = 12) -> str:
-        """The sample in the text format, with the middle of a sentence longer than
-        ``max_tokens`` elided (for messages; ``str`` gives it in full).
-
-        Examples
-        --------
-        >>> Sample(tuple("abcdefghijklmnop"), "q").brief(6)
-        'a b c ... (10 more) ... n o p -> q'
-        >>> Sample(("a", "b"), "c").brief()
-        'a b -> c'
-        """
-        sent = self.sentence
-        if len(sent) <= max_tokens:
-            return str(self)
-        h = max(1, max_tokens // 2)
-        w = "" if self.weight == 1.0 else f" @ {self.weight!r}"
-        mid = f"... ({len(sent) - 2 * h} more) ..."
-        return f"{' '.join(sent[:h])} {mid} {' '.join(sent[-h:])} -> {self.next}{w}"
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
-
-
-def _merge(samples: Iterable[Sample]) -> tuple[Sample, ...]:
-    merged: dict[tuple[tuple[str, ...], str], float] = {}
-    for s in samples:
-        merged[s.key] = merged.get(s.key, 0.0) + s.weight
-    return tuple(Sample._unchecked(k[0], k[1], w) for k, w in merged.items())
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -203,7 +68,6 @@ class Dataset:
             seen.add(tok)
         if not self.vocab:
             raise DatasetFormatError("the vocabulary is empty")
-        keys: set[tuple[tuple[str, ...], str]] = set()
         for s in self.samples:
             if not isinstance(s, Sample):
                 raise DatasetFormatError(f"{s!r} is not a Sample")
@@ -217,12 +81,11 @@ class Dataset:
             s = next(s for s in self.samples if not seen.issuperset((*s.sentence, s.next)))
             tok = next(t for t in (*s.sentence, s.next) if t not in seen)
             raise DatasetFormatError(f"token {tok!r} of sample '{s}' is not in the vocabulary") from None
-        for s in self.samples:
-            if s.key in keys:
-                raise DatasetFormatError(
-                    f"sample '{s}' appears twice; use Dataset.from_samples to merge repeats"
-                )
-            keys.add(s.key)
+        repeat = next((i for i, f in enumerate(first_of_key(self.samples)) if f != i), None)
+        if repeat is not None:
+            raise DatasetFormatError(
+                f"sample '{self.samples[repeat]}' appears twice; use Dataset.from_samples to merge repeats"
+            )
         ws = [s.weight for s in self.samples]
         hi = max(ws)
         lo_s = min(self.samples, key=lambda s: s.weight)
@@ -264,7 +127,7 @@ class Dataset:
                 for tok in (*s.sentence, s.next):
                     order.setdefault(tok, None)
             vocab = tuple(order)
-        return cls(tuple(vocab), _merge(samples), name=name)
+        return cls(tuple(vocab), merge_samples(samples), name=name)
 
     @classmethod
     def from_sequences(
@@ -320,8 +183,8 @@ class Dataset:
         """The samples' sentences, in order."""
         return tuple(map(attrgetter("sentence"), self.samples))
 
-    # The next four are computed when the dataset is built (the vocabulary check maps every
-    # token), read-only.
+    # Read-only; all but sample_starts are computed when the dataset is built (the vocabulary
+    # check maps every token).
     @cached_property
     def sentence_lengths(self) -> np.ndarray:
         """``(N,)``: each sample's sentence length."""
@@ -338,6 +201,11 @@ class Dataset:
         """The token indices of the last sentence of each chain of sentences extending one another,
         concatenated (:func:`.padding.encode_chains`); ``KeyError`` on a token not in the vocabulary."""
         return _read_only(encode_chains(self.sentences, self.index, self.extends))
+
+    @cached_property
+    def sample_starts(self) -> np.ndarray:
+        """``(N,)``: sentence ``k`` is ``chain_indices[start[k] : start[k] + L_k]`` (:func:`.padding.chain_starts`)."""
+        return _read_only(chain_starts(self.sentence_lengths, self.extends))
 
     @cached_property
     def target_indices(self) -> np.ndarray:

@@ -18,7 +18,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["SampleArrays", "pad_encoded", "encode_chains", "chain_lasts", "extends_previous", "extension_flags"]
+__all__ = ["SampleArrays", "pad_encoded", "encode_chains", "chain_lasts", "chain_starts", "extends_previous",
+           "extension_flags"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +99,22 @@ def chain_lasts(ext: np.ndarray) -> np.ndarray:
     """
     heads = np.flatnonzero(~ext)
     return np.append(heads[1:], len(ext)) - 1
+
+
+def chain_starts(lengths: np.ndarray, ext: np.ndarray) -> np.ndarray:
+    """``(N,)``: where sentence ``k`` begins in :func:`encode_chains`'s output, so that it is
+    ``encoded[start[k] : start[k] + lengths[k]]``; the sentences of a chain all begin where its
+    last one does.  With :func:`encode_chains` this is the *ragged* form of the samples, O(total
+    chain length) in memory where the padded one is O(N L_max).
+
+    Examples
+    --------
+    >>> chain_starts(np.array([1, 2, 2, 1]), np.array([False, True, False, False])).tolist()
+    [0, 0, 2, 4]
+    """
+    lasts = chain_lasts(ext)
+    heads = np.append(0, lasts[:-1] + 1)
+    return np.repeat(np.append(0, np.cumsum(lengths[lasts])[:-1]), lasts - heads + 1)
 
 
 def encode_chains(sents: Sequence[tuple[str, ...]], index: Mapping[str, int], ext: np.ndarray) -> np.ndarray:

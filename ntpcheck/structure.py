@@ -27,12 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-import networkx as nx
 import numpy as np
 
 from .data import Dataset
+
+if TYPE_CHECKING:  # networkx (0.1 s to import) is imported where the orders are built
+    import networkx as nx
 
 __all__ = ["Role", "Collocation", "Structure", "collocation", "partial_orders", "roles", "analyse", "may_have_cycle", "as_structure", "theorem3_sentences"]
 
@@ -105,6 +107,8 @@ def partial_orders(dataset: Dataset, coll: Collocation) -> dict[str, nx.DiGraph]
     vocabulary; an edge ``x -> x'`` means ``x >_q x'`` and carries the
     attribute ``samples``: indices of the samples that witness it.
     """
+    import networkx as nx
+
     queries = {s.query for s in dataset.samples}
     orders: dict[str, nx.DiGraph] = {}
     for q in dataset.vocab:
@@ -146,9 +150,11 @@ def roles(order: nx.DiGraph) -> dict[str, Role]:
 class Structure:
     """Everything Section 4.1 derives from a dataset, computed once and lazily.
 
-    The index arrays (:attr:`next_index`, :attr:`optimal_mask`,
-    :attr:`eq3_index`, :attr:`role_codes`) are vectorised over the padded
-    sample arrays; the networkx orders (:attr:`orders`, with the witnessing
+    The index arrays (:attr:`next_index`, :attr:`n_optimal`,
+    :attr:`eq3_index`, :attr:`role_codes`) are computed in compiled passes over
+    the samples' ragged form (:attr:`ragged`: a sequence line is stored once, not
+    as its L^2/2 prefix tokens); :attr:`optimal_mask` is over the padded arrays
+    (for training); the networkx orders (:attr:`orders`, with the witnessing
     samples on each edge) and the name-keyed views are built only when asked
     for.  Use :func:`analyse` to build it.
     """
@@ -163,6 +169,28 @@ class Structure:
         out = np.full(self.dataset.n_vocab, -1, dtype=np.int64)
         out[src] = tgt
         return out
+
+    @cached_property
+    def ragged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(flat, start, lengths, target, nxt)``: the samples in the ragged form of
+        :mod:`ntpcheck.kernels.roles` (sentence ``n`` is ``flat[start[n] : start[n] + lengths[n]]``,
+        its next token ``target[n]``) and ``nxt`` = :attr:`next_index`."""
+        ds = self.dataset
+        return ds.chain_indices, ds.sample_starts, ds.sentence_lengths, ds.target_indices, self.next_index
+
+    @cached_property
+    def n_optimal(self) -> np.ndarray:
+        """``(N,)``: ``|I(n)|``, the number of optimal positions of each sample (compiled,
+        :func:`ntpcheck.kernels.roles.optimal_counts`)."""
+        from .kernels.roles import optimal_counts
+
+        return optimal_counts(*self.ragged)
+
+    @cached_property
+    def query_index(self) -> np.ndarray:
+        """``(N,)``: the index of each sample's query ``x_L``."""
+        flat, start, lengths = self.ragged[:3]
+        return flat[start + lengths - 1]
 
     @cached_property
     def optimal_mask(self) -> np.ndarray:
@@ -198,7 +226,7 @@ class Structure:
     def query_row(self) -> np.ndarray:
         """``(V,)``: the row of each query in :attr:`queries` (and :attr:`role_codes`), -1 for other tokens."""
         row = np.full(self.dataset.n_vocab, -1, dtype=np.int64)
-        row[self.dataset.arrays.query] = 0
+        row[self.query_index] = 0
         used = np.flatnonzero(row == 0)
         row[used] = np.arange(len(used))
         return row
@@ -220,8 +248,7 @@ class Structure:
         """
         from .kernels.eq3 import eq3_triples
 
-        arr = self.dataset.arrays
-        return eq3_triples(arr.tokens, arr.lengths, self.optimal_mask, arr.query, self.dataset.n_vocab)
+        return eq3_triples(*self.ragged, self.n_optimal, self.query_index, self.dataset.n_vocab)
 
     @cached_property
     def eq3_pairs(self) -> tuple[tuple[str, str, str], ...]:
@@ -257,8 +284,7 @@ class Structure:
         """
         from .kernels.roles import role_codes
 
-        arr = self.dataset.arrays
-        return role_codes(arr.tokens, arr.lengths, self.optimal_mask, arr.query, self.query_row, len(self.queries),
+        return role_codes(*self.ragged, self.n_optimal, self.query_index, self.query_row, len(self.queries),
                           self.dataset.n_vocab)
 
     @cached_property

@@ -61,8 +61,8 @@ def test_eq3_triples_grow_their_tables(ds):
     """Sized for one pair, the compiled triples grow their arrays and hash set and find the same."""
     from ntpcheck.kernels.eq3 import eq3_triples
 
-    s, arr = analyse(ds), ds.arrays
-    small = eq3_triples(arr.tokens, arr.lengths, s.optimal_mask, arr.query, ds.n_vocab, 1)
+    s = analyse(ds)
+    small = eq3_triples(*s.ragged, s.n_optimal, s.query_index, ds.n_vocab, 1)
     assert [x.tolist() for x in small] == [x.tolist() for x in s.eq3_index]
 
 

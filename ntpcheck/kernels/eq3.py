@@ -15,9 +15,9 @@ recursion level.
 Examples
 --------
 >>> import numpy as np
->>> tokens, lengths = np.array([[0, 1, 2]]), np.array([3])
->>> optimal = np.array([[True, False, False]])
->>> [x.tolist() for x in eq3_triples(tokens, lengths, optimal, np.array([2]), 3)]
+>>> flat, start, lengths = np.array([0, 1, 2]), np.array([0]), np.array([3])
+>>> target, nxt = np.array([4]), np.array([4, -1, -1])
+>>> [x.tolist() for x in eq3_triples(flat, start, lengths, target, nxt, np.array([1]), np.array([2]), 3)]
 [[0, 0], [1, 2], [2, 2]]
 """
 
@@ -76,22 +76,21 @@ def _grown_array(x, k):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def eq3_triples(tokens, lengths, optimal, query, V, initial=1 << 16):  # pragma: no cover - compiled
+def eq3_triples(flat, start, lengths, target, nxt, n_opt, query, V, initial=1 << 16):  # pragma: no cover - compiled
     """``(a, b, q)``: every distinct ``(x_l, x_l', x_L)`` with ``l`` optimal and ``l'`` a
-    non-optimal position (``l' < lengths[n]``) of a sample with an optimal position, in order of
-    first occurrence (sample, then ``l``, then ``l'``).  The output and the hash set are sized
-    for every pair, up to ``initial``, and grown beyond."""
-    N = tokens.shape[0]
-    L = tokens.shape[1]
+    non-optimal position of a sample with an optimal position, in order of first occurrence
+    (sample, then ``l``, then ``l'``).  The samples are in the ragged form of
+    :mod:`.roles` (``n_opt``: :func:`.roles.optimal_counts`).  The output and the hash set are
+    sized for every pair, up to ``initial``, and grown beyond."""
+    N = len(lengths)
     seen = np.full(V, -1, dtype=np.int64)  # seen[token] = 2 n (+1 if non-optimal): first in sample n
-    opt = np.empty(L, dtype=np.int64)
-    non = np.empty(L, dtype=np.int64)
-    n_opt = np.zeros(N, dtype=np.int64)
+    L = 0
     pairs = 0  # a long line's prefixes repeat their pairs: the distinct triples may be far fewer
     for n in range(N):
-        for l in range(lengths[n]):
-            n_opt[n] += optimal[n, l]
+        L = max(L, lengths[n])
         pairs += n_opt[n] * (lengths[n] - n_opt[n])
+    opt = np.empty(L, dtype=np.int64)
+    non = np.empty(L, dtype=np.int64)
     size = max(1, min(pairs, initial))
     keys, slot, shift = _table(size)
     a = np.empty(size, dtype=np.int64)
@@ -102,9 +101,10 @@ def eq3_triples(tokens, lengths, optimal, query, V, initial=1 << 16):  # pragma:
         if n_opt[n] == 0:  # no optimal position: no constraint (and its tokens are not read)
             continue
         no = nn = 0
+        s, y = start[n], target[n]
         for l in range(lengths[n]):
-            x = tokens[n, l]
-            tag = 2 * n + (0 if optimal[n, l] else 1)
+            x = flat[s + l]
+            tag = 2 * n + (0 if nxt[x] == y else 1)
             if seen[x] != tag:
                 seen[x] = tag
                 if tag & 1:
