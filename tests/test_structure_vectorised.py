@@ -40,8 +40,20 @@ def literal_pairs(st_):
     return tuple(seen)
 
 
+@st.composite
+def mixed_dataset(draw):
+    """Sequence lines (each gives all its prefixes, which ``arrays`` fills as one broadcast) mixed
+    with free samples, in drawn order; shrinks towards one short line."""
+    lines = draw(st.lists(st.lists(st.sampled_from(TOKENS), min_size=2, max_size=7), min_size=1, max_size=4))
+    samples = [Sample(tuple(s[:l]), s[l]) for s in lines for l in range(1, len(s))]
+    free = draw(any_dataset()).samples if draw(st.booleans()) else ()
+    order = draw(st.permutations(range(len(samples) + len(free)))) if draw(st.booleans()) else range(len(samples) + len(free))
+    merged = [*samples, *free]
+    return Dataset.from_samples([merged[i] for i in order], vocab=TOKENS)
+
+
 @settings(max_examples=300, deadline=None)
-@given(any_dataset())
+@given(st.one_of(any_dataset(), mixed_dataset()))
 def test_vectorised_structure_matches_definition_1(ds):
     s = analyse(ds)
     assert s.eq3_pairs == literal_pairs(s)
@@ -76,18 +88,6 @@ def test_order_edges_are_the_graph_edges(ds):
     assert st_.order_edges == {q: list(g.edges) for q, g in graphs.items()}
 
 
-@st.composite
-def mixed_dataset(draw):
-    """Sequence lines (each gives all its prefixes, which ``arrays`` fills as one broadcast) mixed
-    with free samples, in drawn order; shrinks towards one short line."""
-    lines = draw(st.lists(st.lists(st.sampled_from(TOKENS), min_size=2, max_size=7), min_size=1, max_size=4))
-    samples = [Sample(tuple(s[:l]), s[l]) for s in lines for l in range(1, len(s))]
-    free = draw(any_dataset()).samples if draw(st.booleans()) else ()
-    order = draw(st.permutations(range(len(samples) + len(free)))) if draw(st.booleans()) else range(len(samples) + len(free))
-    merged = [*samples, *free]
-    return Dataset.from_samples([merged[i] for i in order], vocab=TOKENS)
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(any_dataset(), mixed_dataset()))
 def test_sample_arrays_are_the_sentences(ds):
@@ -98,6 +98,56 @@ def test_sample_arrays_are_the_sentences(ds):
         assert a.lengths[k] == L and a.mask[k].sum() == L and not a.tokens[k, L:].any()
         assert [ds.vocab[i] for i in a.tokens[k, :L]] == list(s.sentence)
         assert ds.vocab[a.query[k]] == s.sentence[-1] and ds.vocab[a.target[k]] == s.next
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(any_dataset(), mixed_dataset()))
+def test_ragged_form_is_the_sentences(ds):
+    """The ragged form the compiled passes read (a chain of prefixes stored once as its last
+    sentence) gives each sentence, its query and its next token literally."""
+    s = analyse(ds)
+    flat, start, lengths, target, nxt = s.ragged
+    for k, x in enumerate(ds.samples):
+        assert [ds.vocab[i] for i in flat[start[k]:start[k] + lengths[k]]] == list(x.sentence)
+        assert ds.vocab[target[k]] == x.next and ds.vocab[s.query_index[k]] == x.query
+    assert s.n_optimal.tolist() == [len(pos) for pos in s.optimal]
+
+
+@st.composite
+def samples_with_repeats(draw):
+    """Samples of equal length over two tokens, so that many share (length, first, query, next)
+    and some repeat; shrinks towards few samples."""
+    L = draw(st.integers(1, 4))
+    sents = draw(st.lists(st.tuples(st.lists(st.sampled_from("ab"), min_size=L, max_size=L), st.sampled_from("ab"),
+                                    st.sampled_from([1.0, 2.5])), min_size=1, max_size=12))
+    return [Sample(tuple(x), y, w) for x, y, w in sents]
+
+
+@settings(max_examples=300, deadline=None)
+@given(samples_with_repeats())
+def test_repeated_samples_are_found_by_their_full_key(samples):
+    """Bucketing by (length, first, query, next) before hashing finds exactly the samples whose
+    sentence and next token repeat: merging adds their weights in order of first appearance,
+    and a dataset built with a repeat is refused."""
+    from ntpcheck.data import DatasetFormatError
+    from ntpcheck.sample import first_of_key
+
+    first: dict = {}
+    assert first_of_key(samples) == [first.setdefault(x.key, i) for i, x in enumerate(samples)]
+    weights: dict = {}
+    for x in samples:
+        weights[x.key] = weights.get(x.key, 0.0) + x.weight
+    ds = Dataset.from_samples(samples)
+    assert [(x.key, x.weight) for x in ds.samples] == list(weights.items())
+    if len(weights) < len(samples):
+        try:
+            Dataset(ds.vocab, tuple(samples))
+        except DatasetFormatError as e:
+            assert "appears twice" in str(e)
+        else:
+            raise AssertionError("a repeated sample was accepted")
+    else:
+        assert Dataset(ds.vocab, tuple(samples)).samples == tuple(samples)
 
 
 @settings(max_examples=200, deadline=None)
