@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .loops import copy1, put4
 from .maxflow import dinic, workspace
 
 __all__ = ["eq3_triples", "node_index", "isotonic_nodes"]
@@ -71,7 +72,7 @@ def _grown(keys, values, shift):  # pragma: no cover - compiled
 @njit(cache=True)
 def _grown_array(x, k):  # pragma: no cover - compiled
     out = np.empty(2 * len(x), dtype=x.dtype)
-    out[:k] = x[:k]
+    copy1(out, x, k)
     return out
 
 
@@ -234,7 +235,7 @@ def _split(nodes, edges, reach, local, ia, ib, tmp):  # pragma: no cover - compi
         if not reach[i]:
             tmp[r] = nodes[i]
             r += 1
-    nodes[:] = tmp[:k]
+    copy1(nodes, tmp, k)
     counts = np.zeros(3, dtype=np.int64)
     side = np.empty(m, dtype=np.int64)
     for j in range(m):
@@ -245,7 +246,7 @@ def _split(nodes, edges, reach, local, ia, ib, tmp):  # pragma: no cover - compi
     for j in range(m):
         tmp[fill[side[j]]] = edges[j]
         fill[side[j]] += 1
-    edges[:] = tmp[:m]
+    copy1(edges, tmp, m)
     return nu, counts[0], counts[1]
 
 
@@ -273,7 +274,7 @@ def isotonic_nodes(is_o, ia, ib):  # pragma: no cover - compiled
     tmp = np.empty(max(kmax, mmax), dtype=np.int64)
     stack = np.empty((max(n, 1), 4), dtype=np.int64)  # every push but the first follows a split
     for c in range(count):
-        stack[0] = ns[c], ns[c + 1], es[c], es[c + 1]
+        put4(stack, 0, ns[c], ns[c + 1], es[c], es[c + 1])
         top = 1
         while top:
             top -= 1
@@ -297,8 +298,8 @@ def isotonic_nodes(is_o, ia, ib):  # pragma: no cover - compiled
                             upN += 1
                 if nO * upN - nN * upO > 0:  # |S| w(U) > 0: S splits into U and S \ U
                     nu, mu, ml = _split(nodes, edges, reach, local, ia, ib, tmp)
-                    stack[top] = n0, n0 + nu, e0, e0 + mu
-                    stack[top + 1] = n0 + nu, n1, e0 + mu, e0 + mu + ml
+                    put4(stack, top, n0, n0 + nu, e0, e0 + mu)
+                    put4(stack, top + 1, n0 + nu, n1, e0 + mu, e0 + mu + ml)
                     top += 2
                     continue
                 # a block: the flow saturated every source and sink edge (max flow = |O| |N|), so it

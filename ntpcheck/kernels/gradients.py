@@ -7,6 +7,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .loops import fill_row
+
 __all__ = ["stage2_gradients", "stage2_structured", "stage2_dense", "DENSE_CHUNK", "STRUCTURED_CHUNK"]
 
 
@@ -181,7 +183,7 @@ def stage2_dense(K, UT, tokens, mask, query, target, pi, G, phi, H, losses):  # 
         for n in range(b * DENSE_CHUNK, min(N, (b + 1) * DENSE_CHUNK)):
             losses[n] = _sample_terms(K, UT, tokens, mask, query, target, pi, n, phi, z, p, H[n])
     for i in prange(G.shape[0]):  # zeroed by rows, in parallel
-        G[i, :] = 0.0
+        fill_row(G, i, 0.0)
     return _scatter_in_order(phi, H, tokens, mask, query, pi, losses, G)
 
 
@@ -342,5 +344,5 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi, H,
         for n in range(c * STRUCTURED_CHUNK, min(N, (c + 1) * STRUCTURED_CHUNK)):
             losses[n] = _structured_terms(K, t_of, a_of, tokens, mask, query, target, pi, n, phi, first, tl, gsum, H[n])
     for i in prange(G.shape[0]):  # 8 MB at |V| = 1000: zeroed by rows, in parallel
-        G[i, :] = 0.0
+        fill_row(G, i, 0.0)
     return _scatter_in_order(phi, H, tokens, mask, query, pi, losses, G)

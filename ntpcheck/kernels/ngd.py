@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from .gradients import _stage1_full, _stage2_full
+from .loops import copy2
 
 __all__ = ["stage1_ngd_block", "stage2_ngd_block", "RUNNING", "DONE", "ZERO_GRADIENT", "NOT_FINITE"]
 
@@ -58,14 +59,6 @@ def _ngd_update(W, G, scale, eta):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _copy2(dst, src):  # pragma: no cover - compiled
-    """``dst[:] = src`` for 2-D arrays, by loops (numba's array assignment is slow to compile)."""
-    for i in range(src.shape[0]):
-        for j in range(src.shape[1]):
-            dst[i, j] = src[i, j]
-
-
-@njit(cache=True)
 def _advance(W, G, lo, extra, t, n_steps, recorded, eta, written, out_t, out_W, out_loss, out_scale, out_extra):  # pragma: no cover
     """One step of normalised GD given the gradient ``G`` at ``W = W^(t)``: record step ``t`` if
     it is recorded or the last one run, then update ``W`` in place unless the run ends here.
@@ -74,10 +67,10 @@ def _advance(W, G, lo, extra, t, n_steps, recorded, eta, written, out_t, out_W, 
     status = _status(t, n_steps, scale)
     if recorded[t] or status != RUNNING:
         out_t[written] = t
-        _copy2(out_W[written], W)
+        copy2(out_W[written], W)
         out_loss[written] = lo
         out_scale[written] = scale
-        _copy2(out_extra[written], extra)
+        copy2(out_extra[written], extra)
         written += 1
     if status != RUNNING:
         return t, written, status

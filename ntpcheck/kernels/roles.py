@@ -40,6 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .loops import copy2
+
 __all__ = ["optimal_counts", "role_codes", "non_optimal_majority"]
 
 
@@ -92,7 +94,7 @@ def non_optimal_majority(flat, start, lengths, target, nxt, n_opt, query, row, c
             if c > p and codes[r, x] == 2:
                 if n_out == out.shape[1]:
                     grown = np.empty((4, 2 * n_out), dtype=np.int64)
-                    grown[:, :n_out] = out
+                    copy2(grown, out)
                     out = grown
                 out[0, n_out], out[1, n_out], out[2, n_out], out[3, n_out] = n, x, c, p
                 n_out += 1
