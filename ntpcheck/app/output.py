@@ -56,21 +56,34 @@ class ColumnTable(Mapping):
         return bool(np.isfinite(self.M[:, self.positions]).all())
 
 
-def _finite_floats(values) -> bool:
-    """Whether every value is a finite Python float (checked at C speed: a |V| x |V| table of
-    ``solve --json`` has millions of them)."""
-    return set(map(type, values)) <= {float} and all(map(math.isfinite, values))
+_ATOMS = frozenset({str, int, bool, type(None)})
+
+
+def _plain_atoms(values) -> bool:
+    """Whether every value is already a plain JSON value: all finite Python floats, or all of
+    ``str``, ``int``, ``bool``, ``None`` (checked at C speed: a |V| x |V| table of ``solve
+    --json`` has millions of floats, ``check --json`` on a long line millions of token names).
+
+    Examples
+    --------
+    >>> _plain_atoms([1.0, 2.5]), _plain_atoms(["a", 1, None]), _plain_atoms([1.0, "a"]), _plain_atoms([float("nan")])
+    (True, True, False, False)
+    """
+    kinds = set(map(type, values))
+    if kinds <= {float}:
+        return all(map(math.isfinite, values))
+    return kinds <= _ATOMS
 
 
 def _plain(x, path: str, bad: list[str]):
     if isinstance(x, ColumnTable):
         x = {c: x[c] for c in x}
     if isinstance(x, dict):
-        if set(map(type, x)) <= {str} and _finite_floats(x.values()):
-            return x  # a table of numbers, already plain
+        if set(map(type, x)) <= {str} and _plain_atoms(x.values()):
+            return x  # a table of numbers (or names), already plain
         return {str(k): _plain(v, f"{path}.{k}" if path else str(k), bad) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        if _finite_floats(x):
+        if _plain_atoms(x):
             return list(x)
         return [_plain(v, f"{path}[{i}]", bad) for i, v in enumerate(x)]
     if isinstance(x, np.ndarray):
