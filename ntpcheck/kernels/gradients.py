@@ -7,7 +7,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .loops import fill_row
+from .loops import copy2
 
 __all__ = ["stage2_gradients", "stage2_structured", "stage2_dense", "DENSE_CHUNK", "STRUCTURED_CHUNK"]
 
@@ -183,7 +183,7 @@ def stage2_dense(K, UT, tokens, mask, query, target, pi, G, phi, H, losses):  # 
         for n in range(b * DENSE_CHUNK, min(N, (b + 1) * DENSE_CHUNK)):
             losses[n] = _sample_terms(K, UT, tokens, mask, query, target, pi, n, phi, z, p, H[n])
     for i in prange(G.shape[0]):  # zeroed by rows, in parallel
-        fill_row(G, i, 0.0)
+        G[i].fill(0.0)
     return _scatter_in_order(phi, H, tokens, mask, query, pi, losses, G)
 
 
@@ -245,9 +245,7 @@ def stage2_gradients(Ws, E, canonical, UT, tokens, mask, query, target, pi, out)
     z, p, h = np.empty(V), np.empty(V), np.empty(L)
     for k in range(Ws.shape[0]):
         G, _ = _stage2_full(Ws[k], E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
-        for i in range(G.shape[0]):  # out[k] = G, by loops (faster to compile)
-            for j in range(G.shape[1]):
-                out[k, i, j] = G[i, j]
+        copy2(out[k], G)
 
 
 @njit(cache=True)
@@ -344,5 +342,5 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi, H,
         for n in range(c * STRUCTURED_CHUNK, min(N, (c + 1) * STRUCTURED_CHUNK)):
             losses[n] = _structured_terms(K, t_of, a_of, tokens, mask, query, target, pi, n, phi, first, tl, gsum, H[n])
     for i in prange(G.shape[0]):  # 8 MB at |V| = 1000: zeroed by rows, in parallel
-        fill_row(G, i, 0.0)
+        G[i].fill(0.0)
     return _scatter_in_order(phi, H, tokens, mask, query, pi, losses, G)

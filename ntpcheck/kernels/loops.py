@@ -1,9 +1,10 @@
-"""Array copies and fills as explicit loops, for the compiled kernels.
+"""Array copies and row writes as explicit loops, for the compiled kernels.
 
-numba compiles a slice assignment (``dst[:k] = src[:k]``, ``stack[i] = a, b, c, d``)
-with a broadcasting check whose error message formats the shapes as text;
+numba compiles an assignment from an array or a tuple into an array slice
+(``dst[:k] = src[:k]``, ``stack[i] = a, b, c, d``) with a broadcasting check
+whose error message formats the shapes as text (a scalar fill has none);
 compiling that formatting (integer and string conversion, concatenation)
-costs about 2 s the first time a process compiles any kernel that needs it
+costs about 2.5 s the first time a process compiles any kernel that needs it
 (measured with ``numba.core.event.install_recorder("numba:compile")`` on an
 empty ``NUMBA_CACHE_DIR``).  These loops do the same writes without it.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["copy1", "copy2", "fill_row", "put4"]
+__all__ = ["copy1", "copy2", "put4"]
 
 
 @njit(cache=True)
@@ -38,13 +39,6 @@ def copy2(dst, src):  # pragma: no cover - compiled
     for i in range(src.shape[0]):
         for j in range(src.shape[1]):
             dst[i, j] = src[i, j]
-
-
-@njit(cache=True)
-def fill_row(G, i, value):  # pragma: no cover - compiled
-    """``G[i, :] = value``."""
-    for j in range(G.shape[1]):
-        G[i, j] = value
 
 
 @njit(cache=True)
