@@ -264,7 +264,7 @@ def check_3(ds: Dataset | Structure) -> CheckResult:
     st = _structure(ds)
     vocab, samples = st.dataset.vocab, st.dataset.samples
     out: list[Violation] = []
-    found = non_optimal_majority(*st.ragged, st.n_optimal, st.query_index, st.query_row, st.role_codes)
+    found = non_optimal_majority(*st.ragged, st.n_optimal, st.dataset.query_indices, st.query_row, st.role_codes)
     for n, x, c, p in zip(*(a.tolist() for a in found)):
         s = samples[n]
         out.append(

@@ -183,7 +183,7 @@ class Dataset:
         """The samples' sentences, in order."""
         return tuple(map(attrgetter("sentence"), self.samples))
 
-    # Read-only; all but sample_starts are computed when the dataset is built (the vocabulary
+    # Read-only; all but sample_starts and query_indices are computed when the dataset is built (the vocabulary
     # check maps every token).
     @cached_property
     def sentence_lengths(self) -> np.ndarray:
@@ -214,14 +214,17 @@ class Dataset:
                                       dtype=np.int64, count=len(self.samples)))
 
     @cached_property
+    def query_indices(self) -> np.ndarray:
+        """``(N,)``: the index of each sample's query ``x_L``, the last of its sentence."""
+        return _read_only(self.chain_indices[self.sample_starts + self.sentence_lengths - 1])
+
+    @cached_property
     def arrays(self) -> SampleArrays:
         """The samples as padded index arrays (see :class:`SampleArrays`, :func:`.padding.pad_encoded`)."""
-        n = len(self.samples)
         lengths = self.sentence_lengths  # read-only, shared
         tokens, mask = pad_encoded(lengths, self.extends, self.chain_indices)
-        query = tokens[np.arange(n), lengths - 1]
-        target = self.target_indices
-        for a in (tokens, mask, lengths, query, target):
+        query, target = self.query_indices, self.target_indices  # read-only, shared
+        for a in (tokens, mask):
             a.setflags(write=False)
         pi = self.pi.copy()
         pi.setflags(write=False)

@@ -187,12 +187,6 @@ class Structure:
         return optimal_counts(*self.ragged)
 
     @cached_property
-    def query_index(self) -> np.ndarray:
-        """``(N,)``: the index of each sample's query ``x_L``."""
-        flat, start, lengths = self.ragged[:3]
-        return flat[start + lengths - 1]
-
-    @cached_property
     def optimal_mask(self) -> np.ndarray:
         """``(N, L_max)`` bool: position ``l`` of sample ``n`` is in ``I(n)``."""
         arr = self.dataset.arrays
@@ -226,7 +220,7 @@ class Structure:
     def query_row(self) -> np.ndarray:
         """``(V,)``: the row of each query in :attr:`queries` (and :attr:`role_codes`), -1 for other tokens."""
         row = np.full(self.dataset.n_vocab, -1, dtype=np.int64)
-        row[self.query_index] = 0
+        row[self.dataset.query_indices] = 0
         used = np.flatnonzero(row == 0)
         row[used] = np.arange(len(used))
         return row
@@ -248,7 +242,7 @@ class Structure:
         """
         from .kernels.eq3 import eq3_triples
 
-        return eq3_triples(*self.ragged, self.n_optimal, self.query_index, self.dataset.n_vocab)
+        return eq3_triples(*self.ragged, self.n_optimal, self.dataset.query_indices, self.dataset.n_vocab)
 
     @cached_property
     def eq3_pairs(self) -> tuple[tuple[str, str, str], ...]:
@@ -284,7 +278,7 @@ class Structure:
         """
         from .kernels.roles import role_codes
 
-        return role_codes(*self.ragged, self.n_optimal, self.query_index, self.query_row, len(self.queries),
+        return role_codes(*self.ragged, self.n_optimal, self.dataset.query_indices, self.query_row, len(self.queries),
                           self.dataset.n_vocab)
 
     @cached_property

@@ -74,7 +74,7 @@ def test_eq3_triples_grow_their_tables(ds):
     from ntpcheck.kernels.eq3 import eq3_triples
 
     s = analyse(ds)
-    small = eq3_triples(*s.ragged, s.n_optimal, s.query_index, ds.n_vocab, 1)
+    small = eq3_triples(*s.ragged, s.n_optimal, ds.query_indices, ds.n_vocab, 1)
     assert [x.tolist() for x in small] == [x.tolist() for x in s.eq3_index]
 
 
@@ -109,7 +109,7 @@ def test_ragged_form_is_the_sentences(ds):
     flat, start, lengths, target, nxt = s.ragged
     for k, x in enumerate(ds.samples):
         assert [ds.vocab[i] for i in flat[start[k]:start[k] + lengths[k]]] == list(x.sentence)
-        assert ds.vocab[target[k]] == x.next and ds.vocab[s.query_index[k]] == x.query
+        assert ds.vocab[target[k]] == x.next and ds.vocab[ds.query_indices[k]] == x.query
     assert s.n_optimal.tolist() == [len(pos) for pos in s.optimal]
 
 

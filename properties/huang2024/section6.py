@@ -98,7 +98,7 @@ def prop2_search_score(ev: Evidence) -> float:
     d = hall_excess(ev)
     if d > -1.0:
         return d
-    _, counts = np.unique(ev.dataset.arrays.query, return_counts=True)  # a dataset has samples
+    _, counts = np.unique(ev.dataset.query_indices, return_counts=True)  # a dataset has samples
     return -1.0 - 1.0 / int(counts.max())
 
 
