@@ -101,6 +101,13 @@ def chain_lasts(ext: np.ndarray) -> np.ndarray:
     return np.append(heads[1:], len(ext)) - 1
 
 
+def _chains(lengths: np.ndarray, ext: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(heads, lasts, offsets)``: the first and last sentence of each chain, and where each
+    chain's last sentence begins in :func:`encode_chains`'s output (one more entry: its length)."""
+    lasts = chain_lasts(ext)
+    return np.append(0, lasts[:-1] + 1), lasts, np.append(0, np.cumsum(lengths[lasts]))
+
+
 def chain_starts(lengths: np.ndarray, ext: np.ndarray) -> np.ndarray:
     """``(N,)``: where sentence ``k`` begins in :func:`encode_chains`'s output, so that it is
     ``encoded[start[k] : start[k] + lengths[k]]``; the sentences of a chain all begin where its
@@ -112,9 +119,8 @@ def chain_starts(lengths: np.ndarray, ext: np.ndarray) -> np.ndarray:
     >>> chain_starts(np.array([1, 2, 2, 1]), np.array([False, True, False, False])).tolist()
     [0, 0, 2, 4]
     """
-    lasts = chain_lasts(ext)
-    heads = np.append(0, lasts[:-1] + 1)
-    return np.repeat(np.append(0, np.cumsum(lengths[lasts])[:-1]), lasts - heads + 1)
+    heads, lasts, offsets = _chains(lengths, ext)
+    return np.repeat(offsets[:-1], lasts - heads + 1)
 
 
 def encode_chains(sents: Sequence[tuple[str, ...]], index: Mapping[str, int], ext: np.ndarray) -> np.ndarray:
@@ -151,16 +157,14 @@ def pad_encoded(lengths: np.ndarray, ext: np.ndarray, encoded: np.ndarray) -> tu
     lmax = int(lengths.max())
     mask = np.arange(lmax)[None, :] < lengths[:, None]
     tokens = np.zeros((n, lmax), dtype=np.int64)
-    lasts = chain_lasts(ext)
+    heads, lasts, offsets = _chains(lengths, ext)
     if len(lasts) == n:  # no chains: every row is its own segment
         tokens[mask] = encoded
         return tokens, mask
-    heads = np.append(0, lasts[:-1] + 1)
     alone = lasts == heads
     rows = np.zeros(n, dtype=bool)
     rows[lasts[alone]] = True
     tokens[mask & rows[:, None]] = encoded[np.repeat(alone, lengths[lasts])]
-    offsets = np.append(0, np.cumsum(lengths[lasts]))
     for c in np.flatnonzero(~alone).tolist():  # a chain: its last sentence, broadcast
         h, e, last = heads[c], lasts[c] + 1, encoded[offsets[c]:offsets[c + 1]]
         np.multiply(last[None, :], mask[h:e, : len(last)], out=tokens[h:e, : len(last)])
