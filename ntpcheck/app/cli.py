@@ -233,7 +233,7 @@ def cmd_solve(args) -> int:
         dev = max(abs(prop2[q][x] - obj["w_kq"][q][x]) for q in prop2 for x in vocab)
         lines.append(f"  Proposition 2 vs solver: max |difference| = {dev:.3g}")
     lines.append("  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s3.residuals.to_json().items()))
-    _emit(args, obj, "\n".join(lines))
+    _emit(args, obj, "\n".join(lines), compact=len(st.queries) > 100)
     return 0
 
 
@@ -299,7 +299,11 @@ def _idealised(cfg, ds, E):
     from ntpcheck.properties.huang2024 import quantities
 
     inst = Instance(ds, E, T=cfg.T, T2=cfg.T2, eta0=cfg.eta0, eta=cfg.eta)
-    return replace(cfg, stage1_margin=quantities.A(evidence(inst)))
+    try:
+        return replace(cfg, stage1_margin=quantities.A(evidence(inst)))
+    except ZeroDivisionError:  # ||W*_ov|| = 0
+        raise NTPCheckError("--idealised needs a token with a collocation (a sample 'x -> y'; Assumption 1(i)): "
+                            "without one W*_ov = 0 and A = T eta0/(4||W*_ov||^2) is undefined") from None
 
 
 def cmd_verify(args) -> int:

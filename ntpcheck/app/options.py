@@ -6,7 +6,8 @@ user never believes a setting took effect when it did not: ``verify
 --dataset`` with ``--profile``, ``--seed`` or ``--no-pinned`` (one given
 dataset is checked, nothing is searched), ``--seed`` or ``--dim`` without
 ``--embeddings orthonormal`` (the other embeddings are not random), and
-``reproduce algorithms --trials`` (only Figure 2 has trials).  Options that
+``reproduce algorithms --trials`` (only Figure 2 has trials); ``train
+--idealised --T 0`` (the idealised stage-1 margin is 0) is refused too.  Options that
 do nothing for the values given (``train --eta`` with ``--T2 0``) get a
 one-line warning.  To tell "not given" from "given the default", these
 options default to None in the parser and get their documented default here.
@@ -59,6 +60,9 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
             if given(name):
                 raise NTPCheckError(f"{option} does not apply to verify --dataset, which checks the one dataset given "
                                     "and searches nothing; drop it, or drop --dataset to search")
+    if args.command == "train" and args.idealised and args.T == 0:
+        raise NTPCheckError("--idealised needs --T >= 1: it replaces stage 1's output by A W*_ov with "
+                            "A = T eta0/(4||W*_ov||^2), which is 0 at --T 0")
     if args.command == "reproduce" and args.figure != "figure2" and given("trials"):
         raise NTPCheckError(f"--trials only applies to reproduce figure2, not to reproduce {args.figure}")
 
