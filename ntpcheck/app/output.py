@@ -202,8 +202,12 @@ def write_json(path: str | None, obj: dict, compact: bool = False) -> None:
         return
     chunks = itertools.chain(json_chunks(obj, compact), [b"\n"])
     if path == "-":
-        for chunk in chunks:
-            sys.stdout.write(chunk.decode())
+        raw = getattr(sys.stdout, "buffer", None)  # the bytes as they are: no decoded copy of a large document
         sys.stdout.flush()
+        if raw is None:  # a text-only stream (io.StringIO)
+            sys.stdout.writelines(chunk.decode() for chunk in chunks)
+        else:
+            raw.writelines(chunks)
+            raw.flush()
     else:
         atomic_write_chunks(path, chunks)
