@@ -151,6 +151,8 @@ CASES = [
     Case("train-json-missing-dir", ("train", "example1", "--json", "/nonexistent/x.json"), "does not exist"),
     Case("claims-json-missing-dir", ("claims", "--json", "/nonexistent/x.json"), "does not exist"),
     Case("check-json-is-the-dataset", ("check", "{tmp}/d.txt", "--json", "{tmp}/d.txt"), "would destroy it", {"d.txt": b"A -> B\n"}),
+    Case("verify-report-holds-user-files", ("verify", "--claims", "Ex. 1", "--report", "{tmp}"), "not an ntpcheck report (f.txt)",
+         {"f.txt": b"x"}),
     Case("reproduce-out-is-file", ("reproduce", "figure2", "--out", "{tmp}/f.txt"), "not a directory", {"f.txt": b"x"}),
     # ---- results that must be right, not just no crash ---------------------------------
     Case("verify-json-stdout", ("verify", "--claims", "Ex. 1", "--json", "-"), None, ok=_json_ok),
@@ -209,15 +211,15 @@ def test_interrupted_verify_writes_partial_results(tmp_path, capsys, monkeypatch
 
     monkeypatch.setattr(runner, "run_claim", run_claim)
     report = tmp_path / "rep"
-    report.mkdir()
-    (report / "stale.png").write_bytes(b"old")
+    (report / "plots").mkdir(parents=True)  # an earlier report's plot
+    (report / "plots" / "stale.png").write_bytes(b"old")
     js = tmp_path / "v.json"
     code = main(["verify", "--claims", "Ex. 1,Ex. 2", "--json", str(js), "--report", str(report)])
     out, err = capsys.readouterr()
     assert code == 130 and "interrupted: 1 of 2 claims finished" in err
     d = json.loads(js.read_text())
     assert d["complete"] is False and len(d["claims"]) == 1
-    assert not (report / "stale.png").exists() and "Incomplete" in (report / "report.md").read_text()
+    assert not (report / "plots" / "stale.png").exists() and "Incomplete" in (report / "report.md").read_text()
     assert oct(os.stat(js).st_mode & 0o777) == oct(0o666 & ~_umask())
 
 
