@@ -13,8 +13,9 @@ import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "atomic_directory"]
+__all__ = ["atomic_write_bytes", "atomic_write_chunks", "atomic_write_text", "atomic_directory"]
 
 
 def _umask() -> int:
@@ -25,12 +26,18 @@ def _umask() -> int:
 
 def atomic_write_bytes(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` via a temporary file and ``os.replace`` (no half-written files)."""
+    atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: str, chunks: Iterable[bytes]) -> None:
+    """:func:`atomic_write_bytes` of the pieces ``chunks`` yields, written as they come
+    (a large document is never held whole)."""
     d = os.path.dirname(os.path.abspath(path)) or "."
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".ntpcheck-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            f.writelines(chunks)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:

@@ -46,7 +46,7 @@ CASES = [
     # ---- dataset text: the parser ------------------------------------------------
     _check(b"", "no samples", "empty-file"),
     _check(b"# nothing here\n\n   \n", "no samples", "only-comments"),
-    Case("bom-at-start", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": "\ufeffA -> B\n".encode()}, _vocab_is("A", "B")),
+    Case("bom-at-start", ("check", "{tmp}/d.txt", "--json", "-"), None, {"d.txt": "\ufeffA -> B\n".encode()}, _vocab_is("A", "B")),
     _check("A -> B\nC \ufeffD -> A\n".encode(), "U+FEFF", "bom-inside-token"),
     _check(b"A B->C\n", "contains '->'", "arrow-inside-token"),
     _check(b"A B@C -> D\n", "contains '@'", "at-inside-token"),
@@ -54,9 +54,9 @@ CASES = [
     _check(b"A\x01B -> C\n", "U+0001", "control-character"),
     _check(b"A\x00 -> C\n", "U+0000", "nul-byte"),
     _check("A -> B\nB\u00ad -> A\n".encode(), "U+00AD", "soft-hyphen"),
-    Case("cr-line-ends", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": b"A -> B\rB -> C\rA B -> C\r"}, _vocab_is("A", "B", "C")),
-    Case("crlf-line-ends", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": b"A -> B\r\nB -> C\r\n"}, _vocab_is("A", "B", "C")),
-    Case("mixed-line-ends", ("check", "{tmp}/d.txt", "--json"), None, {"d.txt": b"A -> B\r\nB -> C\rC -> A\n"}, _vocab_is("A", "B", "C")),
+    Case("cr-line-ends", ("check", "{tmp}/d.txt", "--json", "-"), None, {"d.txt": b"A -> B\rB -> C\rA B -> C\r"}, _vocab_is("A", "B", "C")),
+    Case("crlf-line-ends", ("check", "{tmp}/d.txt", "--json", "-"), None, {"d.txt": b"A -> B\r\nB -> C\r\n"}, _vocab_is("A", "B", "C")),
+    Case("mixed-line-ends", ("check", "{tmp}/d.txt", "--json", "-"), None, {"d.txt": b"A -> B\r\nB -> C\rC -> A\n"}, _vocab_is("A", "B", "C")),
     Case("cr-line-numbers", ("check", "{tmp}/d.txt"), "line 3", {"d.txt": b"A -> B\rB -> C\rA -> B -> C\r"}),
     _check(b"A -> \xff\xfe\n", "not valid UTF-8", "invalid-utf8"),
     _check("A -> é\n".encode("latin-1"), "not valid UTF-8", "latin1-bytes"),
@@ -113,6 +113,21 @@ CASES = [
     Case("train-predict-empty", ("train", "example1", "--predict", ""), "empty"),
     Case("claims-only-commas", ("verify", "--claims", ",,"), "names no claim"),
     Case("claims-unknown", ("verify", "--claims", "lemma99"), "unknown claim"),
+    Case("claims-empty", ("verify", "--claims", ""), "names no claim"),
+    Case("claims-blank", ("matrix", "--claims", "   "), "names no claim"),
+    Case("claims-nearest", ("verify", "--claims", "cor 2"), "nearest: Cor. 1 [k=5] (cor1-k5)"),
+    Case("claims-section-sign-alias", ("verify", "--claims", "Sec. 8"), "\u00a77 (sec7)"),
+    Case("claims-list-unknown-paper", ("claims", "--paper", "nosuch"), "unknown paper"),
+    Case("verify-dataset-profile", ("verify", "--dataset", "example1", "--profile", "thorough"), "--profile does not apply"),
+    Case("verify-dataset-seed", ("verify", "--dataset", "example1", "--seed", "5"), "--seed does not apply"),
+    Case("verify-dataset-no-pinned", ("verify", "--dataset", "example1", "--no-pinned"), "--no-pinned does not apply"),
+    Case("seed-without-orthonormal", (*EX, "--seed", "3"), "--seed only applies to --embeddings orthonormal"),
+    Case("dim-with-embeddings-file", (*EX, "--embeddings", "{tmp}/e.txt", "--dim", "4"), "--dim only applies",
+         {"e.txt": b"1 0 0 0\n0 1 0 0\n0 0 1 0\n0 0 0 1\n"}),
+    Case("train-idealised-T0", ("train", "example1", "--idealised", "--T", "0"), "--idealised needs --T >= 1"),
+    Case("train-idealised-no-collocation", ("train", "{tmp}/d.txt", "--idealised", "--T", "5"), "--idealised needs a token with a collocation",
+         {"d.txt": b"A B -> C\n"}),
+    Case("reproduce-algorithms-trials", ("reproduce", "algorithms", "--trials", "3"), "--trials only applies"),
     Case("matrix-claims-no-cells", ("matrix", "--claims", "Ex. 1"), "no cells in the matrix"),
     Case("profile-unknown", ("verify", "--profile", "fast"), "invalid choice"),
     Case("paper-unknown", ("verify", "--paper", "nosuch"), "nosuch"),
@@ -130,12 +145,22 @@ CASES = [
     Case("verify-report-under-file", ("verify", "--report", "{tmp}/f.txt/r"), "not a directory", {"f.txt": b"x"}),
     Case("matrix-json-missing-dir", ("matrix", "--json", "/nonexistent/x.json"), "does not exist"),
     Case("bench-json-missing-dir", ("bench", "--json", "/nonexistent/x.json"), "does not exist"),
+    Case("check-json-without-path", (*EX, "--json"), "expected one argument"),
+    Case("check-json-missing-dir", (*EX, "--json", "/nonexistent/x.json"), "does not exist"),
+    Case("solve-json-is-dir", ("solve", "example1", "--json", "{tmp}"), "is a directory"),
+    Case("train-json-missing-dir", ("train", "example1", "--json", "/nonexistent/x.json"), "does not exist"),
+    Case("claims-json-missing-dir", ("claims", "--json", "/nonexistent/x.json"), "does not exist"),
+    Case("check-json-is-the-dataset", ("check", "{tmp}/d.txt", "--json", "{tmp}/d.txt"), "would destroy it", {"d.txt": b"A -> B\n"}),
+    Case("verify-report-holds-user-files", ("verify", "--claims", "Ex. 1", "--report", "{tmp}"), "not an ntpcheck report (f.txt)",
+         {"f.txt": b"x"}),
     Case("reproduce-out-is-file", ("reproduce", "figure2", "--out", "{tmp}/f.txt"), "not a directory", {"f.txt": b"x"}),
     # ---- results that must be right, not just no crash ---------------------------------
     Case("verify-json-stdout", ("verify", "--claims", "Ex. 1", "--json", "-"), None, ok=_json_ok),
-    Case("train-cyclic-json", ("train", "{tmp}/d.txt", "--json", "--T", "50", "--T2", "50"), None,
+    Case("check-json-stdout", (*EX, "--json", "-"), None, ok=_json_ok),
+    Case("claims-json-stdout", ("claims", "--json", "-"), None, ok=_json_ok),
+    Case("train-cyclic-json", ("train", "{tmp}/d.txt", "--json", "-", "--T", "50", "--T2", "50"), None,
          {"d.txt": b"A -> B\nB -> A\nA B A -> B\nB A B -> A\n"}, _json_ok),
-    Case("train-overflow-json", ("train", "example1", "--eta0", "1e308", "--eta", "1e308", "--json", "--T", "20", "--T2", "20"), None,
+    Case("train-overflow-json", ("train", "example1", "--eta0", "1e308", "--eta", "1e308", "--json", "-", "--T", "20", "--T2", "20"), None,
          ok=lambda out, err: _json_ok(out, err) and len(json.loads(out)["non_finite"]) > 0),
     Case("solve-no-collocation-warns", ("solve", "{tmp}/d.txt"), None, {"d.txt": b"A B -> C\n"},
          lambda out, err: "warning" in err and "no token has a collocation" in err),
@@ -186,15 +211,15 @@ def test_interrupted_verify_writes_partial_results(tmp_path, capsys, monkeypatch
 
     monkeypatch.setattr(runner, "run_claim", run_claim)
     report = tmp_path / "rep"
-    report.mkdir()
-    (report / "stale.png").write_bytes(b"old")
+    (report / "plots").mkdir(parents=True)  # an earlier report's plot
+    (report / "plots" / "stale.png").write_bytes(b"old")
     js = tmp_path / "v.json"
     code = main(["verify", "--claims", "Ex. 1,Ex. 2", "--json", str(js), "--report", str(report)])
     out, err = capsys.readouterr()
     assert code == 130 and "interrupted: 1 of 2 claims finished" in err
     d = json.loads(js.read_text())
     assert d["complete"] is False and len(d["claims"]) == 1
-    assert not (report / "stale.png").exists() and "Incomplete" in (report / "report.md").read_text()
+    assert not (report / "plots" / "stale.png").exists() and "Incomplete" in (report / "report.md").read_text()
     assert oct(os.stat(js).st_mode & 0o777) == oct(0o666 & ~_umask())
 
 

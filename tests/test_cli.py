@@ -25,7 +25,7 @@ def test_check_example1_text(capsys):
 
 
 def test_check_json_schema(capsys):
-    code, out, _ = run(capsys, "check", "example1", "--json")
+    code, out, _ = run(capsys, "check", "example1", "--json", "-")
     d = json.loads(out)
     assert d["vocab"] == ["S", "V", "O", "P"]
     assert d["collocation"] == {"S": "V", "V": "O", "O": "P", "P": "S"}
@@ -38,14 +38,14 @@ def test_check_json_schema(capsys):
 def test_check_reports_violations(capsys, tmp_path):
     f = tmp_path / "cyc.txt"
     f.write_text("a -> A\nb -> B\nq -> Q\na b q -> A\nb a q -> B\n")
-    code, out, _ = run(capsys, "check", str(f), "--json")
+    code, out, _ = run(capsys, "check", str(f), "--json", "-")
     d = json.loads(out)
-    assert code == 0 and not d["assumptions"]["1ii"]["holds"]
+    assert code == 1 and not d["assumptions"]["1ii"]["holds"]
     assert d["assumptions"]["1ii"]["violations"][0]["kind"] == "cycle"
 
 
 def test_solve_json(capsys):
-    code, out, _ = run(capsys, "solve", "example1", "--json")
+    code, out, _ = run(capsys, "solve", "example1", "--json", "-")
     d = json.loads(out)
     assert code == 0
     assert d["w_kq"]["P"]["O"] == pytest.approx(0.5, abs=1e-8) and d["prop2"]["P"]["O"] == 0.5
@@ -61,7 +61,7 @@ def test_solve_other_solver_and_unknown_solver(capsys):
 
 
 def test_train_predicts_example2(capsys):
-    code, out, _ = run(capsys, "train", "example1", "--predict", "S P", "--predict", "O S P", "--json")
+    code, out, _ = run(capsys, "train", "example1", "--predict", "S P", "--predict", "O S P", "--json", "-")
     d = json.loads(out)
     assert code == 0
     preds = {p["sentence"]: (p["token"], p["probability"]) for p in d["predictions"]}
@@ -122,7 +122,7 @@ def test_infeasible_solve_is_a_clear_error(capsys, tmp_path):
 
 
 def test_console_script_runs():
-    r = subprocess.run([sys.executable, "-m", "ntpcheck", "check", "example1", "--json"], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "ntpcheck", "check", "example1", "--json", "-"], capture_output=True, text=True)
     assert r.returncode == 0 and json.loads(r.stdout)["vocab"] == ["S", "V", "O", "P"]
 
 
@@ -133,9 +133,9 @@ def test_check_text_is_capped_on_long_sentences(capsys, tmp_path):
     f = tmp_path / "long.txt"
     f.write_text(" ".join(words) + "\n")
     code, out, _ = run(capsys, "check", str(f))
-    assert code == 0 and "more violations (all of them with --json)" in out
+    assert code == 1 and "more violations (all of them with --json)" in out
     assert len(out.splitlines()) < 4 * 40 + 30 and max(map(len, out.splitlines())) < 400
-    code, out, _ = run(capsys, "check", str(f), "--json")
+    code, out, _ = run(capsys, "check", str(f), "--json", "-")
     d = json.loads(out)
     assert sum(len(c["violations"]) for c in d["assumptions"].values()) > 40
 

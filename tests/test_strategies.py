@@ -300,7 +300,7 @@ def test_counterexamples_print_as_pasteable_text(tmp_path):
     f.write_text(str(inst.dataset))
     from ntpcheck.app.cli import main
 
-    assert main(["check", str(f), "--json"]) == 0
+    assert main(["check", str(f), "--json", "-"]) == 1  # 1(ii) fails
 
 
 # --- embeddings and parameters -----------------------------------------------------

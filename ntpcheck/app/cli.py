@@ -1,31 +1,37 @@
 """The ``ntpcheck`` command line.
 
 Commands: ``check``, ``solve``, ``train``, ``verify``, ``matrix``,
-``papers``, ``reproduce``, ``bench``.  Readable text by default, ``--json``
-for machines.  Exit status 0 on success, 2 on bad input
-with a one-line reason on stderr (``ntpcheck: error: ...``).
+``claims``, ``papers``, ``reproduce``, ``bench``.  Readable text by default;
+``--json PATH`` also writes JSON to PATH, ``--json -`` writes only JSON to
+standard output (the text goes to stderr or is left out).  Exit status 0 on
+success, 1 when ``check`` finds an assumption failing (or ``verify --strict``
+a claim falsified), 2 on bad input with a one-line reason on stderr
+(``ntpcheck: error: ...``), before any long work.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from typing import Sequence
 
 import numpy as np
 
-from ntpcheck.assumptions import check_all
-from ntpcheck.embeddings import as_embeddings, canonical, random_orthonormal
-from ntpcheck.errors import EmbeddingError, NTPCheckError
+from ntpcheck.assumptions import check_all, failed
+from ntpcheck.errors import NTPCheckError
 from ntpcheck.structure import analyse
 from ntpcheck.textformat import load
 
 from . import render as report
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
-from .output import INTERRUPTED, ColumnTable, json_chunks
+from .inputs import embeddings as _embeddings
+from .options import ascii_safe_streams, check_options
+from .output import INTERRUPTED, ColumnTable, write_json
 
 __all__ = ["main", "build_parser"]
+
+#: The conditions whose failure makes ``check`` exit 1: the paper's Assumptions 1-3.
+ASSUMPTIONS = ("1i", "1ii", "2", "3")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,8 +47,13 @@ def _add_dataset(p: argparse.ArgumentParser) -> None:
         help="canonical (default), orthonormal (random, see --dim/--seed), or a text file with a d x |V| matrix",
     )
     p.add_argument("--dim", type=_at_least(1), default=None, help="d for --embeddings orthonormal (default |V|)")
-    p.add_argument("--seed", type=_seed, default=0, help="seed for random embeddings")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of --embeddings orthonormal (default 0)")
+    _add_json(p)
+
+
+def _add_json(p: argparse.ArgumentParser, what: str = "") -> None:
+    p.add_argument("--json", dest="json_path", default=None, metavar="PATH",
+                   help=f"also write {what}JSON to PATH ('-': only JSON, on standard output)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ntpcheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("check", help="collocation, partial orders, roles and assumption checks")
+    p = sub.add_parser("check", help="collocation, partial orders, roles and assumption checks; exit 1 if "
+                                     "Assumption 1(i), 1(ii), 2 or 3 fails (prefix closure is reported, not counted)")
     _add_dataset(p)
 
     p = sub.add_parser("solve", help="max-margin solutions W*_ov (Eq. 2) and W*_kq (Eq. 3)")
@@ -82,14 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="figure2: Section 7's Figure 2 with the bounds; algorithms: each variant of Algorithm 1's alignment "
                         "to the Frobenius and nuclear-norm max-margin directions")
     p.add_argument("--out", default=".", help="output directory (default: current)")
-    p.add_argument("--seed", type=_seed, default=0)
-    p.add_argument("--trials", type=_at_least(1), default=20, help="trials for the test-loss panel (default 20)")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of the random datasets (default 0)")
+    p.add_argument("--trials", type=_at_least(1), default=None, help="figure2: trials for the test-loss panel (default 20)")
 
     p = sub.add_parser("bench", help="max-margin solver benchmark (exact vs cvxpy solvers)")
     p.add_argument("--sizes", type=_vocab_sizes, default=[10, 100, 400, 2000], help="comma-separated |V| values, each at least 8 (default 10,100,400,2000)")
     p.add_argument("--repeat", type=_at_least(1), default=3, help="runs per method (best is kept)")
     p.add_argument("--cvxpy-max", type=_non_negative_int, default=400, help="largest |V| given to the cvxpy solvers (default 400)")
-    p.add_argument("--json", dest="json_path", default=None, metavar="PATH")
+    _add_json(p, "the timings as ")
 
     p = sub.add_parser("matrix", help="assumption-necessity matrix (each claim on data breaking one condition), or "
                                       "with --axis algorithm each claim under each training algorithm")
@@ -99,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "Algorithm 1 per column, on data meeting every assumption")
 
     sub.add_parser("papers", help="the papers whose claims ntpcheck checks, with their claim counts")
+
+    p = sub.add_parser("claims", help="every claim and reading: id, name, test id, section, assumptions, statement")
+    p.add_argument("--paper", default=None, help="only this paper's claims (default: every paper of `ntpcheck papers`)")
+    _add_json(p)
     return parser
 
 
@@ -108,42 +124,26 @@ def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
     from ntpcheck.properties.framework import PROFILES
 
     p.add_argument("--paper", default=DEFAULT_PAPER, help=f"which paper's claims (default {DEFAULT_PAPER}; see `ntpcheck papers`)")
-    p.add_argument("--claims", default=None, help="comma-separated claim ids (default: all)")
-    p.add_argument("--profile", choices=list(PROFILES), default=default_profile)
-    p.add_argument("--seed", type=_seed, default=0)
-    p.add_argument("--json", dest="json_path", default=None, metavar="PATH", help="also write JSON to PATH ('-' for stdout)")
-    p.add_argument("--no-pinned", dest="pinned", action="store_false",
+    p.add_argument("--claims", default=None, metavar="NAMES",
+                   help="comma-separated claims by id, full name or test id, e.g. 'cor1,Ex. 1,prop2-a12' "
+                        "(case, spaces and dots ignored; see `ntpcheck claims`; default: all)")
+    p.add_argument("--profile", choices=list(PROFILES), default=None,
+                   help=f"search effort: instances drawn per claim, {'/'.join(PROFILES)} (default {default_profile})")
+    p.add_argument("--seed", type=_seed, default=None, help="seed of the search: the same seed draws the same instances (default 0)")
+    p.set_defaults(default_profile=default_profile)
+    _add_json(p)
+    p.add_argument("--no-pinned", dest="pinned", action="store_false", default=None,
                    help="skip the pinned regression examples: report only what the search finds on its own")
 
 
-def _embeddings(args, n_vocab: int) -> np.ndarray:
-    kind = args.embeddings
-    if kind == "canonical":
-        if args.dim not in (None, n_vocab):
-            raise EmbeddingError("--dim only applies to --embeddings orthonormal")
-        return canonical(n_vocab)
-    if kind == "orthonormal":
-        return random_orthonormal(n_vocab, args.dim, args.seed)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # numpy's "input contained no data": said below instead
-            E = np.loadtxt(kind, ndmin=2)
-    except (OSError, ValueError) as e:
-        raise EmbeddingError(f"cannot read embeddings from {kind!r}: {e}") from None
-    if E.size == 0:
-        raise EmbeddingError(f"embeddings file {kind!r} contains no numbers")
-    return as_embeddings(E, n_vocab)
-
-
 def _emit(args, obj, text, compact: bool = False) -> None:
-    """Strict JSON (:func:`.output.json_chunks`) under ``--json``, else the text; either may be
-    given as a function that builds it, so that only the one printed is built."""
-    if args.json:
-        for chunk in json_chunks(obj() if callable(obj) else obj, compact):  # large tables stream
-            sys.stdout.write(chunk.decode())
-        sys.stdout.write("\n")
-    else:
+    """The text on standard output unless ``--json -``, then the strict JSON (:func:`.output.write_json`,
+    large tables streamed) to ``--json``'s path; either may be given as a function that builds it,
+    so that only what is written is built."""
+    if args.json_path != "-":
         print(text() if callable(text) else text)
+    if args.json_path:
+        write_json(args.json_path, obj() if callable(obj) else obj, compact)
 
 
 def _warn(message: str) -> None:
@@ -156,7 +156,7 @@ def cmd_check(args) -> int:
     st = analyse(ds)
     res = check_all(st, E)
     _emit(args, lambda: report.check_json(st, res), lambda: report.check_text(st, res), compact=ds.n_samples > 1000)
-    return 0
+    return 1 if failed(res, ASSUMPTIONS) else 0
 
 
 def cmd_solve(args) -> int:
@@ -206,7 +206,7 @@ def cmd_solve(args) -> int:
     }
     if prop2_note:
         obj["prop2_note"] = prop2_note
-    if args.json:  # the text tables are O(|V|^2) lines: not built for JSON
+    if args.json_path == "-":  # the text tables are O(|V|^2) lines: not built for JSON alone
         _emit(args, obj, "", compact=len(st.queries) > 100)
         return 0
     lines = [
@@ -233,7 +233,7 @@ def cmd_solve(args) -> int:
         dev = max(abs(prop2[q][x] - obj["w_kq"][q][x]) for q in prop2 for x in vocab)
         lines.append(f"  Proposition 2 vs solver: max |difference| = {dev:.3g}")
     lines.append("  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s3.residuals.to_json().items()))
-    _emit(args, obj, "\n".join(lines))
+    _emit(args, obj, "\n".join(lines), compact=len(st.queries) > 100)
     return 0
 
 
@@ -299,7 +299,11 @@ def _idealised(cfg, ds, E):
     from ntpcheck.properties.huang2024 import quantities
 
     inst = Instance(ds, E, T=cfg.T, T2=cfg.T2, eta0=cfg.eta0, eta=cfg.eta)
-    return replace(cfg, stage1_margin=quantities.A(evidence(inst)))
+    try:
+        return replace(cfg, stage1_margin=quantities.A(evidence(inst)))
+    except ZeroDivisionError:  # ||W*_ov|| = 0
+        raise NTPCheckError("--idealised needs a token with a collocation (a sample 'x -> y'; Assumption 1(i)): "
+                            "without one W*_ov = 0 and A = T eta0/(4||W*_ov||^2) is undefined") from None
 
 
 def cmd_verify(args) -> int:
@@ -318,6 +322,12 @@ def cmd_papers(args) -> int:
     from .verify import run_papers
 
     return run_papers(args)
+
+
+def cmd_claims(args) -> int:
+    from .claimlist import run_claims_list
+
+    return run_claims_list(args)
 
 
 def cmd_bench(args) -> int:
@@ -353,13 +363,14 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
-COMMANDS = {"papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
+COMMANDS = {"claims": cmd_claims, "papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    ascii_safe_streams()
+    args = build_parser().parse_args(argv)
     try:
+        check_options(args)
         # Overflow in a diverging run is reported in the output (stopped, non_finite), not as numpy warnings.
         with np.errstate(all="ignore"):
             return COMMANDS[args.command](args)

@@ -9,6 +9,7 @@ where and what they were, so the document stays strict JSON.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -18,7 +19,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import orjson
 
-from ntpcheck.atomic import atomic_write_text
+from ntpcheck.atomic import atomic_write_chunks
 from ntpcheck.errors import OutputPathError
 from ntpcheck.versions import package_versions
 
@@ -195,12 +196,18 @@ def check_output_dir(path: str | None, option: str) -> None:
 
 
 def write_json(path: str | None, obj: dict, compact: bool = False) -> None:
-    """Write the strict JSON of ``obj`` to ``path`` (``-``: standard output; None: nowhere)."""
+    """Write the strict JSON of ``obj`` (:func:`json_chunks`: large tables streamed under
+    ``compact``) to ``path`` (``-``: standard output; None: nowhere), a file atomically."""
     if not path:
         return
-    text = json_text(obj, compact)
+    chunks = itertools.chain(json_chunks(obj, compact), [b"\n"])
     if path == "-":
-        sys.stdout.write(text + "\n")
+        raw = getattr(sys.stdout, "buffer", None)  # the bytes as they are: no decoded copy of a large document
         sys.stdout.flush()
+        if raw is None:  # a text-only stream (io.StringIO)
+            sys.stdout.writelines(chunk.decode() for chunk in chunks)
+        else:
+            raw.writelines(chunks)
+            raw.flush()
     else:
-        atomic_write_text(path, text + "\n")
+        atomic_write_chunks(path, chunks)

@@ -8,6 +8,7 @@
   solutions, trajectories), computed lazily and cached per instance;
 * :mod:`.checks`: inequalities, rate fits, declared preconditions, tightening;
 * :mod:`.runner`: evaluate, search, aggregate, select; results as data;
+* :mod:`.selection`: the names a claim answers to (``--claims``), normalised to ASCII;
 * :mod:`.on_instance`: a claim on one given dataset (``--dataset``);
 * :mod:`.sabotage`: the checker rejects a bound 1% past the tightest value measured;
 * :mod:`.matrix`: the assumption-necessity matrix.

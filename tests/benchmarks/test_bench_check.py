@@ -32,7 +32,8 @@ def _line(n_tokens: int) -> str:
 
 
 def _run(args: list[str]) -> None:
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    code = subprocess.run(args, stdout=subprocess.DEVNULL).returncode
+    assert code in (0, 1), code  # check exits 1: the random line breaks an assumption
 
 
 @pytest.mark.parametrize("what", ["check", "startup"])

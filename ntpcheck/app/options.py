@@ -1,0 +1,127 @@
+"""Option combinations of the ``ntpcheck`` command line, checked before any work.
+
+argparse checks each option alone; this module checks them together.  An
+option that the chosen mode would ignore is refused (exit 2, one line), so a
+user never believes a setting took effect when it did not: ``verify
+--dataset`` with ``--profile``, ``--seed`` or ``--no-pinned`` (one given
+dataset is checked, nothing is searched), ``--seed`` or ``--dim`` without
+``--embeddings orthonormal`` (the other embeddings are not random), and
+``reproduce algorithms --trials`` (only Figure 2 has trials); ``train
+--idealised --T 0`` (the idealised stage-1 margin is 0) is refused too.  Options that
+do nothing for the values given (``train --eta`` with ``--T2 0``) get a
+one-line warning.  To tell "not given" from "given the default", these
+options default to None in the parser and get their documented default here.
+
+Output paths are checked here too (:func:`.output.check_output_file`): a
+``--json`` path that is one of the command's input files is refused (writing
+it would destroy the input), and so is a ``--report`` directory that holds
+anything but an earlier report (the report replaces the directory whole).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+
+from ntpcheck.errors import NTPCheckError, OutputPathError
+
+from .output import check_output_file
+
+__all__ = ["ascii_safe_streams", "check_options", "DEFAULTS"]
+
+#: The documented defaults of the options that default to None in the parser.
+DEFAULTS = {"seed": 0, "pinned": True, "trials": 20}
+
+
+def ascii_safe_streams() -> None:
+    """Let standard output and error print any text on any terminal: a character the
+    stream's encoding lacks (``§`` under ``PYTHONIOENCODING=ascii``) is written as
+    ``\\xa7`` instead of ending the run with :class:`UnicodeEncodeError`."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _warn(message: str) -> None:
+    print(f"ntpcheck: warning: {message}", file=sys.stderr)
+
+
+def _refuse_ignored(args: argparse.Namespace) -> None:
+    """Raise :class:`NTPCheckError` for an option the command's mode would ignore."""
+    given = lambda name: getattr(args, name, None) is not None  # noqa: E731 - the parser's None: not given
+    if getattr(args, "embeddings", "orthonormal") != "orthonormal":
+        for name in ("dim", "seed"):
+            if given(name):
+                raise NTPCheckError(f"--{name} only applies to --embeddings orthonormal (the random embeddings), "
+                                    f"not to --embeddings {args.embeddings}")
+    if getattr(args, "dataset", None) and args.command == "verify":
+        for name, option in (("profile", "--profile"), ("seed", "--seed"), ("pinned", "--no-pinned")):
+            if given(name):
+                raise NTPCheckError(f"{option} does not apply to verify --dataset, which checks the one dataset given "
+                                    "and searches nothing; drop it, or drop --dataset to search")
+    if args.command == "train" and args.idealised and args.T == 0:
+        raise NTPCheckError("--idealised needs --T >= 1: it replaces stage 1's output by A W*_ov with "
+                            "A = T eta0/(4||W*_ov||^2), which is 0 at --T 0")
+    if args.command == "reproduce" and args.figure != "figure2" and given("trials"):
+        raise NTPCheckError(f"--trials only applies to reproduce figure2, not to reproduce {args.figure}")
+
+
+def _warn_inert(args: argparse.Namespace) -> None:
+    """One warning line per option that does nothing for the values given."""
+    if args.command != "train":
+        return
+    if args.eta is not None and args.T2 == 0:
+        _warn("--eta has no effect with --T2 0 (no stage-2 step is taken)")
+    if args.eta0 is not None and args.T == 0 and not args.idealised:
+        _warn("--eta0 has no effect with --T 0 (no stage-1 step is taken)")
+
+
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """The command's input files that exist (a built-in dataset name is not a file)."""
+    names = [getattr(args, "dataset", None), getattr(args, "embeddings", None)]
+    return [n for n in names if n and os.path.isfile(n)]
+
+
+def _check_json_path(args: argparse.Namespace) -> None:
+    path = getattr(args, "json_path", None)
+    check_output_file(path, "--json")
+    if path and path != "-" and os.path.exists(path):
+        for source in _inputs(args):
+            if os.path.samefile(path, source):
+                raise OutputPathError(f"--json {path}: is the input file {source}; writing it would destroy it")
+
+
+def _is_report(entry: os.DirEntry) -> bool:
+    """Whether ``entry`` is a part of an ntpcheck report (``report.md``, ``plots/`` of PNG files)."""
+    if entry.name == "plots" and entry.is_dir(follow_symlinks=False):
+        return all(e.name.endswith(".png") and e.is_file(follow_symlinks=False) for e in os.scandir(entry.path))
+    return entry.name == "report.md" and entry.is_file(follow_symlinks=False)
+
+
+def _check_report_dir(args: argparse.Namespace) -> None:
+    """Refuse a ``--report`` directory holding anything but an earlier report: the report
+    replaces the directory as a whole, so ``--report .`` would delete the user's files."""
+    path = getattr(args, "report", None)
+    if not path or not os.path.isdir(path):
+        return
+    others = sorted(e.name for e in os.scandir(path) if not _is_report(e))
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        raise OutputPathError(f"--report {path}: holds files that are not an ntpcheck report ({shown}); the report replaces "
+                              "the directory as a whole, so give a new or empty directory")
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse ignored options, warn about inert ones, check the ``--json`` path, and fill
+    in the defaults of the options that the parser leaves at None."""
+    _refuse_ignored(args)
+    _warn_inert(args)
+    _check_json_path(args)
+    _check_report_dir(args)
+    for name, value in DEFAULTS.items():
+        if getattr(args, name, False) is None:
+            setattr(args, name, value)
+    if getattr(args, "profile", False) is None:
+        args.profile = args.default_profile
