@@ -58,6 +58,16 @@ COLLECT = textwrap.dedent("""
         r = collect_tests(["--ntpcheck", "-p", "no:cacheprovider", "--ntp-profile", profile])
         out[profile] = {"fuzzed": {t.nodeid: t.database_key.hex() for t in r.fuzz_targets},
                         "refused": {k: v["status_reason"] for k, v in r.not_collected.items()}}
+
+    import pytest
+    from hypothesis.internal.reflection import function_digest
+
+    class Keys:  # the keys a plain pytest run uses (HypoFuzz's collection not involved)
+        def pytest_collection_finish(self, session):
+            out["pytest"] = {i.nodeid: function_digest(i.obj.hypothesis.inner_test).hex()
+                             for i in session.items if hasattr(i.obj, "hypothesis")}
+
+    pytest.main(["--ntpcheck", "-p", "no:cacheprovider", "--collect-only", "-q"], plugins=[Keys()])
     print("RESULT" + json.dumps(out))
 """)
 
@@ -68,7 +78,8 @@ def _name(nodeid: str) -> str:
 
 def test_hypofuzz_collects_every_claim_but_the_findings(tmp_path):
     """Every claim test is a fuzz target except the findings (strict xfails, which HypoFuzz
-    refuses as ``xfail``); each target's database key differs by claim and by profile."""
+    refuses as ``xfail``); each target's database key differs by claim and by profile, and
+    is the key a plain ``pytest --ntpcheck`` run uses."""
     r = _run(tmp_path, [sys.executable, "-c", COLLECT], _env(CI="true"))  # under HypoFuzz, CI does not mean `ci`
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     result = json.loads(r.stdout[r.stdout.index("RESULT") + len("RESULT"):])
@@ -77,6 +88,8 @@ def test_hypofuzz_collects_every_claim_but_the_findings(tmp_path):
     assert {_name(k): v for k, v in quick["refused"].items()} == {name: "xfail" for name in FINDINGS}
     assert len(set(quick["fuzzed"].values())) == len(FUZZABLE)  # one key per claim
     assert all(quick["fuzzed"][k] != thorough["fuzzed"][k] for k in quick["fuzzed"])  # and per profile
+    # pytest --ntpcheck replays what HypoFuzz saved: the same key for the same test
+    assert all(result["pytest"][k] == key for k, key in quick["fuzzed"].items())
 
 
 def test_hypothesis_fuzz_from_an_empty_directory(tmp_path):
@@ -91,6 +104,7 @@ def test_hypothesis_fuzz_from_an_empty_directory(tmp_path):
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None and not _fuzzing_began(db):
             time.sleep(0.5)
+        time.sleep(2)  # fuzzing a little: no crash on the first inputs
         still_running = proc.poll() is None
     finally:
         if proc.poll() is None:
