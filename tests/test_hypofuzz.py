@@ -180,6 +180,16 @@ def test_profiles_untouched_unless_asked(tmp_path):
     assert "PASSED test_claim.py::test_trivial::claim[conj-t]" in r.stdout, r.stdout
 
 
+def test_unrelated_run_imports_no_claims(tmp_path):
+    """The plugin costs an unrelated run nothing: no claim, strategy or core module is imported."""
+    (tmp_path / "test_mine.py").write_text(
+        "import sys\n\ndef test_light():\n"
+        "    heavy = ('ntpcheck.properties', 'ntpcheck.strategies', 'ntpcheck.data', 'numba')\n"
+        "    assert not [m for m in sys.modules if m.startswith(heavy)]\n")
+    r = _pytest(tmp_path, "-q")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
 def test_a_profile_chosen_by_the_users_conftest_is_kept(tmp_path):
     (tmp_path / "conftest.py").write_text("from hypothesis import settings\n"
                                           "settings.register_profile('mine', max_examples=7)\nsettings.load_profile('mine')\n")

@@ -98,11 +98,13 @@ def check_selection(config: pytest.Config, opts: ClaimOptions | None, collected:
     """After collection: an ``--ntp-*`` option with no claim to act on, or an ``--ntp-claims``
     name that no collected claim has (``collected``: the claims of every collector), is a
     usage error."""
+    given = given_options(config)
+    if not given:
+        return  # (and nothing imported: every pytest run of every project comes here)
     from ntpcheck.errors import NTPCheckError
     from ntpcheck.properties.framework import select_claims
 
-    given = given_options(config)
-    if given and not config.getoption("ntpcheck") and not collected:
+    if not config.getoption("ntpcheck") and not collected:
         raise pytest.UsageError(f"ntpcheck: {given[0]} applies to claims, and no test file with claims was "
                                 f"collected: add --ntpcheck to check the registered papers' claims")
     if opts is not None and opts.claims is not None:
