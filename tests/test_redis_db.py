@@ -78,3 +78,30 @@ def test_counterexample_found_on_one_machine_replays_on_another(redis_server, tm
     _run(_shared_db(redis_server, tmp_path / "machine2"), second_calls)
     assert second_calls[0].l_max >= 3, "the first example tried should be the shared counterexample"
     assert len(second_calls) < len(first_calls)
+
+
+FALSE_CLAIM = '''
+from ntpcheck.properties.framework import conjecture, inequality
+from ntpcheck.strategies import realizable_datasets
+
+@conjecture("Conj. R", data=realizable_datasets(max_vocab=4, max_len=3, max_samples=5))
+def test_one_sample(ev):
+    return inequality(float(ev.dataset.n_samples), 1.0, what="N <= 1")
+'''
+
+
+def test_plugin_profile_shares_through_redis_from_any_directory(redis_server, tmp_path):
+    """``NTPCHECK_REDIS_URL`` with a run that asks for ntpcheck (here ``--ntp-profile``), from a
+    directory without any conftest: the plugin's ``dev`` profile saves the failure to Redis."""
+    import os
+    import sys
+
+    (tmp_path / "test_claim.py").write_text(FALSE_CLAIM)
+    host, port = redis_server.connection_pool.connection_kwargs["host"], redis_server.connection_pool.connection_kwargs["port"]
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "HYPOTHESIS_PROFILE")}
+    env["NTPCHECK_REDIS_URL"] = f"redis://{host}:{port}/0"
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "--ntp-profile", "quick"],
+                       cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 1 and "Conj. R is falsified" in r.stdout, r.stdout + r.stderr
+    assert "hypothesis profile 'dev'" in r.stdout and "RedisExampleDatabase" in r.stdout, r.stdout
+    assert redis_server.dbsize() > 0

@@ -2,8 +2,10 @@
 
 * :meth:`ClaimRun.given_test`: a Hypothesis ``@given`` test whose body is one
   step of the claim's :class:`~ntpcheck.properties.framework.Search`, with
-  the pinned examples as ``@example`` and the ambient example database under
-  the claim's own key;
+  the pinned examples as ``@example``, under the Hypothesis settings in force
+  (their example database included: HypoFuzz fuzzes only tests whose
+  database is the default one) and under its own database key
+  (:func:`key_by_nodeid`);
 * :meth:`ClaimRun.dataset_test`: the claim on one given instance
   (:func:`~ntpcheck.properties.framework.run_on_instance`);
 * :func:`sabotage_test`: the checker rejects its sabotage.
@@ -13,7 +15,7 @@ Nothing here is imported until pytest collects a claim.
 
 from __future__ import annotations
 
-__all__ = ["ClaimFalsified", "ClaimRun", "sabotage_test"]
+__all__ = ["ClaimFalsified", "ClaimRun", "key_by_nodeid", "sabotage_test"]
 
 
 class ClaimFalsified(AssertionError):
@@ -42,7 +44,7 @@ class ClaimRun:
 
     # - search mode: a @given test over the claim's strategy -
     def given_test(self):
-        from hypothesis import example, given, settings
+        from hypothesis import HealthCheck, example, given, settings
 
         from ntpcheck.properties.framework import PROFILES, Search, Verdict, search_settings
 
@@ -55,19 +57,15 @@ class ClaimRun:
             if o is not None and o.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
                 raise ClaimFalsified(self._failure(inst, o))
 
-        ambient = settings.default
-        db = ambient.database
-        cfg = search_settings(PROFILES[profile].budget, parent=ambient,
-                              database=None if db is None else _claim_database(db, self._db_prefix()))
+        claim_test.__signature__ = _profile_signature(profile)  # the profile in the database key
+        cfg = search_settings(PROFILES[profile].budget, parent=settings.default)
+        # HypoFuzz refuses a test that suppresses nested_given (and no claim test nests @given)
+        cfg = settings(cfg, suppress_health_check=[h for h in cfg.suppress_health_check if h is not HealthCheck.nested_given])
         test = settings(cfg)(given(claim.data(profile))(claim_test))
         pins = (*claim.examples, *((claim.finding.counterexample,) if claim.finding else ())) if self.opts.pinned else ()
         for make in reversed(dict.fromkeys(pins)):  # a finding's counterexample is often among the examples
             test = example(make())(test)
         return test
-
-    def _db_prefix(self) -> bytes:
-        paper = self.paper.name if self.paper else "user"
-        return f"ntpcheck:{paper}:{self.claim.key}:{self.opts.profile}:".encode()
 
     def _failure(self, inst, o) -> str:
         from ntpcheck.properties.framework.runner import counterexample_text
@@ -127,28 +125,33 @@ def _violated(inst) -> list[str]:
     return failed(check_all(inst.dataset, inst.E))
 
 
-def _claim_database(db, prefix: bytes):
-    """``db`` with every key prefixed by the claim's own: one function body serves every
-    claim, so Hypothesis's own key (a digest of the body) is the same for all of them."""
-    from hypothesis.database import ExampleDatabase
+def _profile_signature(profile: str):
+    """The signature of a claim's test body, naming the search profile (see :func:`key_by_nodeid`)."""
+    from inspect import Parameter, Signature
 
-    class ClaimDatabase(ExampleDatabase):
-        def __init__(self) -> None:
-            super().__init__()
+    return Signature([Parameter("inst", Parameter.POSITIONAL_OR_KEYWORD, annotation=f"ntpcheck profile {profile}")])
 
-        def __repr__(self) -> str:
-            return f"ClaimDatabase({db!r}, {prefix!r})"
 
-        def save(self, key: bytes, value: bytes) -> None:
-            db.save(prefix + key, value)
+def key_by_nodeid(test, nodeid: str) -> None:
+    """Give the claim's ``@given`` ``test`` (of pytest item ``nodeid``) its own example-database key.
 
-        def fetch(self, key: bytes):
-            return db.fetch(prefix + key)
+    Hypothesis keys a test's saved examples by a digest of its body's source,
+    its signature and ``_hypothesis_internal_add_digest``.  One body serves every
+    claim, so the plugin sets the last to the item's node id, exactly as
+    HypoFuzz does when it collects a test: a counterexample HypoFuzz finds is
+    the first example ``pytest`` tries, and the reverse.  The profile is in the
+    body's signature (:func:`_profile_signature`, which HypoFuzz leaves alone):
+    each profile draws from its own strategy, and Hypothesis deletes a saved
+    example that does not fail when replayed, so a counterexample found with
+    ``--ntp-profile thorough`` must never be replayed by a ``quick`` run.
 
-        def delete(self, key: bytes, value: bytes) -> None:
-            db.delete(prefix + key, value)
-
-        def move(self, src: bytes, dest: bytes, value: bytes) -> None:
-            db.move(prefix + src, prefix + dest, value)
-
-    return ClaimDatabase()
+    Examples
+    --------
+    >>> from hypothesis import given, strategies as st
+    >>> @given(st.integers())
+    ... def t(x): pass
+    >>> key_by_nodeid(t, "ntpcheck/huang2024::claim[ex1]")
+    >>> t.hypothesis.inner_test._hypothesis_internal_add_digest
+    b'ntpcheck/huang2024::claim[ex1]'
+    """
+    test.hypothesis.inner_test._hypothesis_internal_add_digest = nodeid.encode()

@@ -31,6 +31,43 @@ reason is the finding; ``vacuous``, ``outside-hypotheses`` and
 The verdict, counts and measured values go to ``record_property`` (so
 ``--junitxml`` carries them), and a terminal section lists every verdict.
 
+Hypothesis profiles and example database
+----------------------------------------
+The plugin is loaded by every pytest run wherever ntpcheck is installed, so
+it touches Hypothesis's global settings only when the run asks for ntpcheck
+on the command line: ``--ntpcheck`` or any ``--ntp-*`` option.  Then, at
+configuration time (before any test module is imported), it registers the
+profiles ``dev``, ``ci`` and ``thorough`` (:mod:`.hypothesis_profiles`;
+``HYPOTHESIS_PROFILE`` chooses, else ``ci`` when ``CI`` is set, else
+``dev``; ``NTPCHECK_REDIS_URL`` adds the shared Redis database) and loads
+the chosen one, unless the run chose a profile itself
+(``--hypothesis-profile``, or a conftest that loaded one).  That is what
+makes ``pytest --ntpcheck`` and ``hypothesis fuzz -- --ntpcheck`` work from
+any directory.  A test file holding claims does not load a profile: it is
+found in the middle of collection, and a profile loaded then would change
+the settings of the user's other Hypothesis tests depending on the order
+they were collected in (and HypoFuzz would reject those whose database then
+differs from the default's); its claim tests run under the suite's own
+settings.  ntpcheck's own ``tests/conftest.py`` calls
+:func:`use_profiles_unless_chosen` for its suite.
+
+HypoFuzz
+--------
+``hypothesis fuzz -- --ntpcheck`` fuzzes every claim test except the
+registered findings: a finding's test is a strict xfail (its claim is known
+to be false, and its counterexample pinned), and HypoFuzz does not fuzz xfail
+tests.  A claim test keeps the database of the settings in force (HypoFuzz
+fuzzes only tests whose database is the default one) and gets its own key
+in it (:func:`~.pytest_claims.key_by_nodeid`), the key HypoFuzz uses too, so
+what HypoFuzz finds is replayed first by ``pytest --ntpcheck`` with the same
+``--ntp-profile``.
+
+Option traps
+------------
+``--ntp-*`` options with neither ``--ntpcheck`` nor a test file with claims
+collected, an empty ``--ntp-claims``, or a claim name that no collected claim
+has, are one-line usage errors (:mod:`.pytest_options`).
+
 ``--ntp-dataset FILE`` checks every claim on that one dataset instead: a
 claim whose assumptions the dataset breaks is skipped as
 ``outside-hypotheses``, its reason saying whether the conclusion held there;
@@ -45,79 +82,56 @@ from typing import Any
 
 import pytest
 
-from .pytest_claims import ClaimFalsified, ClaimRun, sabotage_test
+from .pytest_claims import ClaimFalsified, ClaimRun, key_by_nodeid, sabotage_test
+from .pytest_options import ClaimOptions, asked_for, check_selection, pytest_addoption
 
-__all__ = ["ClaimCollector", "ClaimFunction"]
+__all__ = ["ClaimCollector", "ClaimFunction", "pytest_addoption", "use_profiles_unless_chosen"]
 
-PROFILE_NAMES = ("quick", "default", "thorough")
 #: How each per-claim verdict is shown by pytest when the test body itself passed.
 _SKIPPED_VERDICTS = ("vacuous", "outside-hypotheses", "inconclusive")
 
 
-# --- options ----------------------------------------------------------------------------
+# --- options and profiles ---------------------------------------------------------------
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("ntpcheck", "ntpcheck: the claims of papers as tests")
-    group.addoption("--ntpcheck", action="store_true", default=False,
-                    help="collect the registered papers' claims as tests (from any directory)")
-    group.addoption("--ntp-paper", default=None, metavar="NAME", help="only this paper's claims (default: every registered paper)")
-    group.addoption("--ntp-claims", default=None, metavar="IDS", help='comma-separated claim ids or names, e.g. "Cor. 1,Lemma 7"')
-    group.addoption("--ntp-profile", default="quick", choices=PROFILE_NAMES,
-                    help="search budget per claim: quick (default), default or thorough (as `ntpcheck verify --profile`)")
-    group.addoption("--ntp-dataset", default=None, metavar="FILE",
-                    help="check every claim on this one dataset (text format) instead of searching")
-    group.addoption("--ntp-no-pinned", action="store_true", default=False,
-                    help="skip the pinned regression examples: only what the search finds on its own")
+_OPTIONS = pytest.StashKey["ClaimOptions"]()
+_COLLECTED = pytest.StashKey[list]()  # the claims of every ClaimCollector made in this run
 
 
-class _Options:
-    """The plugin's options, validated once (a bad value is a usage error, one line)."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        from ntpcheck.errors import NTPCheckError
-        from ntpcheck.properties import PAPERS, paper
-
-        self.enabled = bool(config.getoption("ntpcheck"))
-        self.profile = config.getoption("ntp_profile")
-        self.pinned = not config.getoption("ntp_no_pinned")
-        self.claims = config.getoption("ntp_claims")
-        name = config.getoption("ntp_paper")
-        try:
-            self.papers = [paper(name)] if name else [paper(n) for n in PAPERS]
-            self.instance = _load_instance(config.getoption("ntp_dataset"))
-        except NTPCheckError as e:
-            raise pytest.UsageError(f"ntpcheck: {' '.join(str(e).split())}") from None
-
-    def selected(self, claims) -> list:
-        """``claims`` filtered by ``--ntp-claims`` (ids or full names)."""
-        if not self.claims:
-            return list(claims)
-        wanted = {w.strip() for w in self.claims.split(",") if w.strip()}
-        return [c for c in claims if c.id in wanted or c.name in wanted]
-
-
-def _load_instance(path: str | None):
-    if path is None:
-        return None
-    from ntpcheck.instance import Instance
-    from ntpcheck.textformat import load
-
-    return Instance(load(path))
-
-
+@pytest.hookimpl(tryfirst=True)  # before Hypothesis's own plugin loads --hypothesis-profile NAME
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "ntpcheck: a claim of a paper checked by ntpcheck (added by the ntpcheck plugin)")
-    if config.getoption("ntpcheck") or any(config.getoption(o) for o in ("ntp_dataset", "ntp_claims", "ntp_paper")):
-        config.stash[_OPTIONS] = _Options(config)  # a bad option fails here, before any collection
+    config.stash[_COLLECTED] = []
+    if asked_for(config):
+        config.stash[_OPTIONS] = ClaimOptions(config)  # a bad option fails here, before any collection
+        use_profiles_unless_chosen(config)
     config.pluginmanager.register(_Verdicts(), "ntpcheck-verdicts")
 
 
-_OPTIONS = pytest.StashKey["_Options"]()
+def use_profiles_unless_chosen(config: pytest.Config | None = None) -> None:
+    """Register ntpcheck's Hypothesis profiles and load one
+    (:mod:`.hypothesis_profiles`), unless the run chose a profile already:
+    ``--hypothesis-profile NAME``, or a conftest that loaded one (the current
+    profile is neither ``default`` nor Hypothesis's automatic ``ci``).  A bad
+    ``HYPOTHESIS_PROFILE`` or ``NTPCHECK_REDIS_URL`` is a one-line usage error.
+    ``tests/conftest.py`` of ntpcheck's repository calls it for its own suite."""
+    from hypothesis import settings
+
+    from ntpcheck.errors import NTPCheckError
+
+    from .hypothesis_profiles import register_profiles, use_profiles
+
+    try:
+        if config is not None and config.getoption("--hypothesis-profile", None):
+            register_profiles()  # so that --hypothesis-profile thorough finds it
+        elif settings.get_current_profile_name() in ("default", "ci"):
+            use_profiles()
+    except NTPCheckError as e:
+        raise pytest.UsageError(f"ntpcheck: {e}") from None
 
 
-def _options(config: pytest.Config) -> "_Options":
+def _options(config: pytest.Config) -> ClaimOptions:
     if _OPTIONS not in config.stash:
-        config.stash[_OPTIONS] = _Options(config)
+        config.stash[_OPTIONS] = ClaimOptions(config)
     return config.stash[_OPTIONS]
 
 
@@ -140,15 +154,10 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: Any):
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
     """``--ntpcheck``: the registered papers' claims, before ``-k``/``-m`` select among items;
-    ``--ntp-claims`` naming no collected claim (the papers' or a test file's) is a usage error."""
+    then the options' traps (:func:`~.pytest_options.check_selection`)."""
     if config.getoption("ntpcheck"):
         _add_papers(session, config, items)
-    if config.getoption("ntp_claims"):
-        found = {n for it in items if isinstance(it, ClaimFunction) for n in (it.ntp_claim.id, it.ntp_claim.name)}
-        unknown = [w for w in (w.strip() for w in config.getoption("ntp_claims").split(",")) if w and w not in found]
-        if unknown:
-            known = ", ".join(dict.fromkeys(c.id for p in _options(config).papers for c in p.claims))
-            raise pytest.UsageError(f"ntpcheck: unknown claim {unknown[0]!r}; known claims: {known}")
+    check_selection(config, config.stash.get(_OPTIONS, None), config.stash.get(_COLLECTED, []))
 
 
 def _add_papers(session: pytest.Session, config: pytest.Config, items: list) -> None:
@@ -170,6 +179,7 @@ class ClaimCollector(pytest.Collector):
         super().__init__(**kwargs)
         self.claims = claims
         self.paper = paper
+        self.config.stash.setdefault(_COLLECTED, []).extend(claims)
 
     def collect(self):
         opts = _options(self.config)
@@ -179,7 +189,8 @@ class ClaimCollector(pytest.Collector):
                 yield _item(self, f"claim[{claim.key}]", run.dataset_test(opts.instance), run, claim)
                 continue
             item = _item(self, f"claim[{claim.key}]", run.given_test(), run, claim)
-            if claim.finding is not None:
+            key_by_nodeid(item.obj, item.nodeid)
+            if claim.finding is not None:  # (so HypoFuzz does not fuzz it: it skips xfail tests)
                 item.add_marker(pytest.mark.xfail(strict=True, reason=_finding(claim)))
             yield item
             if claim.sabotage is not None:
