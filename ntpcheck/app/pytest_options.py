@@ -52,12 +52,13 @@ class ClaimOptions:
     def __init__(self, config: pytest.Config) -> None:
         from ntpcheck.errors import NTPCheckError
         from ntpcheck.properties import PAPERS, paper
+        from ntpcheck.properties.framework.selection import split_names
 
         self.enabled = bool(config.getoption("ntpcheck"))
         self.profile = config.getoption("ntp_profile") or "quick"
         self.pinned = not config.getoption("ntp_no_pinned")
         self.claims = config.getoption("ntp_claims")
-        if self.claims is not None and not any(w.strip() for w in self.claims.split(",")):
+        if self.claims is not None and not any(split_names(self.claims)):
             raise pytest.UsageError(f"ntpcheck: --ntp-claims {self.claims!r} names no claim "
                                     "(give comma-separated ids or names, e.g. \"Cor. 1,Lemma 7\")")
         name = config.getoption("ntp_paper")
@@ -73,11 +74,12 @@ class ClaimOptions:
         that none of them has is left for :func:`check_selection`, which sees every claim."""
         from ntpcheck.errors import NTPCheckError
         from ntpcheck.properties.framework import select_claims
+        from ntpcheck.properties.framework.selection import split_names
 
         if self.claims is None:
             return list(claims)
         wanted = []
-        for word in (w for w in self.claims.split(",") if w.strip()):
+        for word in filter(None, split_names(self.claims)):
             try:
                 wanted.extend(select_claims(claims, word))
             except NTPCheckError:
