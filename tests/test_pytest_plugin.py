@@ -125,9 +125,10 @@ def test_falsified_output_has_text_format_and_reproduction(empty):
     r = _pytest(empty, "-q", env={"NTP_LOG": str(empty / "log.txt")})
     out = r.stdout
     assert "Conj. K is falsified: N <= 1" in out, out
-    cex = out[out.index("# counterexample"):out.index("Reproduce:")]
-    assert ntpcheck.loads(cex).n_samples >= 1  # valid text format
-    assert "pytest --ntp-dataset cex.txt -k 'conj-k'" in out
+    start = out.index("# counterexample")
+    cex = out[start:out.index("\n", out.index("# replay:", start))]
+    assert ntpcheck.loads(cex).n_samples >= 1  # valid text format, its header included
+    assert "# replay: save this text as FILE, then run: pytest --ntp-dataset FILE -k 'conj-k'" in cex
     assert ".hypothesis/patches" not in out  # no @example patch for the plugin's shared body
 
 

@@ -84,7 +84,7 @@ class _Options:
         name = config.getoption("ntp_paper")
         try:
             self.papers = [paper(name)] if name else [paper(n) for n in PAPERS]
-            self.instance = _load_instance(config.getoption("ntp_dataset"))
+            self.instance, self.as_given = _load_instance(config.getoption("ntp_dataset"))
         except NTPCheckError as e:
             raise pytest.UsageError(f"ntpcheck: {' '.join(str(e).split())}") from None
 
@@ -97,12 +97,14 @@ class _Options:
 
 
 def _load_instance(path: str | None):
+    """The instance of ``--ntp-dataset`` as its header gives it, and whether the header
+    fixes the training parameters (then the claims' setups are not applied)."""
     if path is None:
-        return None
-    from ntpcheck.instance import Instance
-    from ntpcheck.textformat import load
+        return None, False
+    from ntpcheck.textformat import load_with_header
 
-    return Instance(load(path))
+    ds, header = load_with_header(path)
+    return header.instance(ds), header.params is not None
 
 
 def pytest_configure(config: pytest.Config) -> None:

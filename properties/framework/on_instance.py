@@ -7,6 +7,7 @@ lists, whether the conclusion held there anyway.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Sequence
 
@@ -23,7 +24,7 @@ __all__ = ["run_on_instance"]
 _CONCLUSION = {Verdict.HOLDS: True, Verdict.VACUOUS: True, Verdict.FALSIFIED: False}
 
 
-def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str]) -> ClaimResult:
+def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str], *, as_given: bool = False) -> ClaimResult:
     """Check ``claim`` on one given instance (a user's dataset), which breaks the
     conditions ``breaks`` (the paper's ``violated(inst)``).
 
@@ -33,11 +34,18 @@ def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str]) -> Clai
     there anyway (``False`` with the counterexample when it failed); otherwise the
     verdict is the instance's own.  A claim about one of the paper's fixed worked
     examples (no ``setup``) is ``outside-hypotheses`` on any dataset, not run.
+
+    ``as_given``: the instance's own training parameters are checked, the claim's
+    setup is not applied (a replayed counterexample, whose header holds the
+    parameters its claim's setup chose: the setups are idempotent, so the replay
+    checks the very instance that failed).
     """
     if claim.setup is None:
         return ClaimResult(claim, Verdict.OUTSIDE, count([]), {}, None,
                            "a claim about a fixed worked example of the paper; it is not checked on other data",
                            breaks=tuple(breaks), min_tested=1)
+    if as_given:
+        claim = dataclasses.replace(claim, setup=None)
     o = evaluate(claim, inst)
     counts = count([o])
     measured = {"slack": o.slack if math.isfinite(o.slack) else None, **dict(o.measured)}

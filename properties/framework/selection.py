@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from typing import Sequence
 
 from ntpcheck.errors import NTPCheckError
@@ -11,11 +13,22 @@ from .claim import Claim
 __all__ = ["select_claims"]
 
 
+def _split(spec: str) -> list[str]:
+    """``spec`` split at the commas outside square brackets (a reading's name may hold one).
+
+    Examples
+    --------
+    >>> _split("Lemma 1,Thm. 1 [alignment bound, general data]")
+    ['Lemma 1', 'Thm. 1 [alignment bound, general data]']
+    """
+    return re.findall(r"(?:\[[^\]]*\]?|[^,\[])+", spec)
+
+
 def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:
     """Claims whose id or full name is in the comma-separated ``spec`` (all if None)."""
     if not spec:
         return list(registry)
-    wanted = [w.strip() for w in spec.split(",") if w.strip()]
+    wanted = [w.strip() for w in _split(spec) if w.strip()]
     if not wanted:
         raise NTPCheckError(f"--claims {spec!r} names no claim (give comma-separated ids or names, e.g. 'lemma1,Ex. 1')")
     out = []
