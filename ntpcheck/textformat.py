@@ -10,8 +10,27 @@ Grammar (one statement per line; ``#`` starts a comment)::
 
 Lines end with LF, CRLF or CR alike; one byte-order mark at the start of
 the text is dropped.  Tokens are checked by :func:`ntpcheck.data.validate_token`
-(no ``->``, ``@``, ``#``, invisible or control characters inside a token;
-errors give the line and column).
+(no ``->``, ``@``, ``#``, invisible or control characters inside a token, and
+no look-alike of the arrow such as ``=>``, ``-->``, a lone ``>`` or Unicode's
+arrows; errors give the line and column).  Text that would otherwise be read
+silently in another sense is refused with its line number: a ``vocab:`` line
+in another case or spacing (``VOCAB:``, ``Vocab :``), and two tokens that differ
+only by Unicode normalisation (``caf\u00e9`` composed and decomposed print
+alike); tokens are not normalised.
+
+A header of comment lines may give the training setting of the data (a
+printed counterexample carries one, so that it replays on its own;
+:mod:`ntpcheck.textheader`)::
+
+    # parameters: T = 3000, T' = 0, eta0 = 1.420695323147099, eta = 0.035355339059327376
+    # algorithm: random-init
+    # embeddings: 2 x 2
+    #   0.385 -0.981
+    #   1.96 0.193
+
+:func:`loads_with_header` and :func:`load_with_header` return it with the
+dataset; :func:`loads` checks it and returns the dataset alone.  Other
+comments stay comments.
 
 Limits, checked before anything is built (:class:`ntpcheck.errors.ResourceLimitError`):
 a file of at most :data:`MAX_FILE_BYTES`, a line of at most

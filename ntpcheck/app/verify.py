@@ -61,8 +61,9 @@ def run_verify(args) -> int:
     if results:
         print(render.results_table(results), file=out)
     falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
-    for r in falsified:
-        print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}", file=out)
+    for r in results:  # falsified, or (on a given dataset) outside the hypotheses with the conclusion failing
+        if r.counterexample:
+            print(f"\n{r.claim.name} is {r.verdict}: {r.detail}\n{r.counterexample}", file=out)
     how = f"on {args.dataset}" if getattr(args, "dataset", None) else f"(profile {args.profile}, seed {args.seed}{_pins(args)})"
     print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s {how}", file=sys.stderr)
     if getattr(args, "report", None):
