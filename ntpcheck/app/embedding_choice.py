@@ -36,6 +36,17 @@ def chosen_embeddings(args, dataset: Dataset, header: Header | None = None, sour
     ------
     EmbeddingError
         On a bad ``--embeddings`` or ``--dim``, or ``--embeddings`` that differ from the header's.
+
+    Examples
+    --------
+    >>> from argparse import Namespace
+    >>> from ntpcheck.textformat import loads_with_header
+    >>> ds, header = loads_with_header("# embeddings: 1 x 2\\n#   0.6 0.8\\nA B\\n")
+    >>> chosen_embeddings(Namespace(embeddings=None), ds, header).tolist()
+    [[0.6, 0.8]]
+    >>> chosen_embeddings(Namespace(embeddings="canonical"), ds, header, "d.txt")
+    Traceback (most recent call last):
+    ntpcheck.errors.EmbeddingError: --embeddings canonical conflicts with the embeddings in the header of d.txt (line 1); give only one of them
     """
     n = dataset.n_vocab
     dim = getattr(args, "dim", None)

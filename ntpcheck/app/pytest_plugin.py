@@ -92,7 +92,9 @@ class _Options:
         """``claims`` filtered by ``--ntp-claims`` (ids or full names)."""
         if not self.claims:
             return list(claims)
-        wanted = {w.strip() for w in self.claims.split(",") if w.strip()}
+        from ntpcheck.properties.framework.selection import split_names
+
+        wanted = {w.strip() for w in split_names(self.claims) if w.strip()}
         return [c for c in claims if c.id in wanted or c.name in wanted]
 
 

@@ -10,15 +10,15 @@ from ntpcheck.errors import NTPCheckError
 
 from .claim import Claim
 
-__all__ = ["select_claims"]
+__all__ = ["select_claims", "split_names"]
 
 
-def _split(spec: str) -> list[str]:
+def split_names(spec: str) -> list[str]:
     """``spec`` split at the commas outside square brackets (a reading's name may hold one).
 
     Examples
     --------
-    >>> _split("Lemma 1,Thm. 1 [alignment bound, general data]")
+    >>> split_names("Lemma 1,Thm. 1 [alignment bound, general data]")
     ['Lemma 1', 'Thm. 1 [alignment bound, general data]']
     """
     return re.findall(r"(?:\[[^\]]*\]?|[^,\[])+", spec)
@@ -28,7 +28,7 @@ def select_claims(registry: Sequence[Claim], spec: str | None) -> list[Claim]:
     """Claims whose id or full name is in the comma-separated ``spec`` (all if None)."""
     if not spec:
         return list(registry)
-    wanted = [w.strip() for w in _split(spec) if w.strip()]
+    wanted = [w.strip() for w in split_names(spec) if w.strip()]
     if not wanted:
         raise NTPCheckError(f"--claims {spec!r} names no claim (give comma-separated ids or names, e.g. 'lemma1,Ex. 1')")
     out = []
