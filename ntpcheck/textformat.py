@@ -238,8 +238,10 @@ def loads_with_header(text: str, name: str | None = None, source: str | None = N
 def _check_keyword(words: list[str], lineno: int, source: str | None) -> None:
     """Refuse a ``vocab:`` line written in another case or spacing (``VOCAB:``, ``Vocab :``),
     which would otherwise be read as a sample with a token ``VOCAB:``."""
+    if words[0][:1] not in ("v", "V") or words[0] == "vocab:":
+        return
     first = words[0].casefold()
-    if words[0] != "vocab:" and (first == "vocab:" or (first == "vocab" and len(words) > 1 and words[1].startswith(":"))):
+    if first == "vocab:" or (first == "vocab" and len(words) > 1 and words[1].startswith(":")):
         raise DatasetFormatError(f"{' '.join(words[:2]) if first == 'vocab' else words[0]!r} looks like a vocabulary "
                                  "line; write it 'vocab:' (lower case, colon attached)", lineno, source)
 

@@ -21,16 +21,16 @@ malformed header line is refused with its line number, never skipped.
 
 Examples
 --------
->>> import ntpcheck
->>> inst = Instance(ntpcheck.loads("A B C\\n"), T=30, T2=10, eta0=0.5)
->>> print("\\n".join(header_lines(inst)))
-parameters: T = 30, T' = 10, eta0 = 0.5, eta = 0.02886751345948129
+>>> header = Header({"T": 30, "T2": 10, "eta0": 0.5, "eta": 0.25}, "gd")
+>>> print("\\n".join(header.text_lines()))
+parameters: T = 30, T' = 10, eta0 = 0.5, eta = 0.25
+algorithm: gd
 embeddings: canonical
 >>> reader = HeaderReader()
->>> all(reader.feed(k, " " + line) for k, line in enumerate(header_lines(inst), 1))
+>>> all(reader.feed(k, " " + line) for k, line in enumerate(header.text_lines(), 1))
 True
->>> reader.result(3).instance(inst.dataset)  # doctest: +ELLIPSIS
-Instance(ntpcheck.loads(...), T=30, T2=10, eta0=0.5, eta=0.02886751345948129)
+>>> reader.result(3).params
+{'T': 30, 'T2': 10, 'eta0': 0.5, 'eta': 0.25}
 """
 
 from __future__ import annotations
@@ -43,15 +43,15 @@ import numpy as np
 
 from .embeddings import canonical, is_canonical, parse_rows
 from .errors import DatasetFormatError
-from .instance import Instance
 
-__all__ = ["Header", "HeaderReader", "header_lines", "KEYS"]
+__all__ = ["Header", "HeaderReader", "KEYS"]
 
 #: The header's keys, each opening a comment line (``# parameters: ...``).
 KEYS = ("parameters", "algorithm", "embeddings")
 #: The keys of a ``parameters:`` line and the Instance field each sets.
 _PARAMS = {"T": "T", "T'": "T2", "eta0": "eta0", "eta": "eta", "stage1_margin": "stage1_margin"}
 _ITEM = re.compile(r"^\s*(T'|T|eta0|eta|stage1_margin)\s*=\s*(\S+)\s*$")
+_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _SHAPE = re.compile(r"^(\d+)\s*[x\u00d7]\s*(\d+)$")
 #: Most rows of an inline embedding matrix (its d).
 MAX_DIM = 100_000
@@ -59,38 +59,32 @@ MAX_DIM = 100_000
 
 @dataclass(frozen=True)
 class Header:
-    """What a file's header gives (each None when its line is absent), with the line of each."""
+    """A header's values, each None when its line is absent: ``params`` (the
+    :class:`~ntpcheck.instance.Instance` fields ``T``, ``T2``, ``eta0``, ``eta``,
+    ``stage1_margin``), the ``algorithm``'s name and the ``embeddings``; ``at``: the
+    line of each key read, and ``source`` the file, for errors found later."""
 
     params: dict[str, Any] | None = None
     algorithm: str | None = None
     embeddings: np.ndarray | None = None
-    lines: dict[str, int] = field(default_factory=dict)
+    at: dict[str, int] = field(default_factory=dict)
+    source: str | None = None
 
     @property
     def empty(self) -> bool:
-        return not self.lines
+        return not self.at
 
-    def instance(self, dataset) -> Instance:
-        """The instance the header describes on ``dataset`` (defaults where it is silent)."""
-        from .algorithms import variant
-
-        E = None if self.embeddings is None or is_canonical(self.embeddings) else self.embeddings
-        alg = None if self.algorithm is None else variant(self.algorithm)
-        return Instance(dataset, E, algorithm=alg, **(self.params or {}))
-
-
-def header_lines(inst: Instance) -> list[str]:
-    """The header of ``inst`` (without the ``# ``): its parameters with the step sizes
-    resolved, its algorithm if any, and its embeddings, every number exact (``repr``)."""
-    eta0, eta = inst.steps
-    params = f"parameters: T = {inst.T}, T' = {inst.T2}, eta0 = {float(eta0)!r}, eta = {float(eta)!r}"
-    if inst.stage1_margin is not None:
-        params += f", stage1_margin = {float(inst.stage1_margin)!r}"
-    lines = [params] + ([f"algorithm: {inst.algorithm.name}"] if inst.algorithm is not None else [])
-    if inst.embeddings is None or is_canonical(inst.E):
-        return lines + ["embeddings: canonical"]
-    E = inst.E
-    return lines + [f"embeddings: {E.shape[0]} x {E.shape[1]}"] + ["  " + " ".join(repr(float(v)) for v in row) for row in E]
+    def text_lines(self) -> list[str]:
+        """The header's lines (without the ``# ``), every number exact (``repr``);
+        embeddings None or the identity are written ``canonical``."""
+        p = self.params or {}
+        items = [f"{key} = {p[name]!r}" for key, name in _PARAMS.items() if p.get(name) is not None]
+        lines = ["parameters: " + ", ".join(items)] if items else []
+        lines += [f"algorithm: {self.algorithm}"] if self.algorithm is not None else []
+        E = self.embeddings
+        if E is None or is_canonical(E):
+            return lines + ["embeddings: canonical"]
+        return lines + [f"embeddings: {E.shape[0]} x {E.shape[1]}"] + ["  " + " ".join(repr(float(v)) for v in row) for row in E]
 
 
 class HeaderReader:
@@ -155,11 +149,8 @@ class HeaderReader:
         return v
 
     def _algorithm(self, text: str, lineno: int) -> str:
-        from .algorithms import VARIANTS
-
-        names = [v.name for v in VARIANTS]
-        if text not in names:
-            raise self._error(f"'algorithm:' {text!r} is not a known training algorithm ({', '.join(names)})", lineno)
+        if not _NAME.match(text):
+            raise self._error(f"'algorithm:' {text!r} is not an algorithm's name (one word)", lineno)
         return text
 
     def _embeddings(self, text: str, lineno: int) -> str | None:
@@ -189,4 +180,4 @@ class HeaderReader:
                 if v != n_vocab or E.shape[1] != v:
                     raise self._error(f"'embeddings:' has {E.shape[1]} columns and announces {v}; "
                                       f"the dataset has |V| = {n_vocab} tokens", at)
-        return Header(self.found.get("parameters"), self.found.get("algorithm"), E, dict(self.lines))
+        return Header(self.found.get("parameters"), self.found.get("algorithm"), E, dict(self.lines), self.source)

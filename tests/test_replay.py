@@ -19,7 +19,6 @@ from ntpcheck.instance import Instance
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import algorithm_cells, select_claims
 from ntpcheck.textformat import dumps, load_with_header, loads_with_header
-from ntpcheck.textheader import header_lines
 
 BLOCK = re.compile(r"^([^\n]*)\n(# counterexample to .*?^# replay: save this text as FILE, then run: ([^\n]*))$", re.M | re.S)
 
@@ -91,11 +90,11 @@ def test_algorithm_axis_counterexample_replays_with_its_algorithm(tmp_path, caps
 def test_header_round_trip_of_every_field():
     E = np.array([[0.6, 0.8, 1 / 3], [0.8, -0.6, 2 ** 0.5]])
     inst = Instance(ntpcheck.loads("B A C\n"), E, T=17, T2=4, eta0=0.3, eta=1 / 7, stage1_margin=2.5, algorithm=variant("adam"))
-    text = dumps(inst.dataset, header="\n".join(header_lines(inst)), vocab=True)
+    text = dumps(inst.dataset, header="\n".join(inst.header().text_lines()), vocab=True)
     ds, header = loads_with_header(text)
-    again = header.instance(ds)
+    again = Instance.from_header(ds, header)
     assert again.key == inst.key and np.array_equal(again.E, E)
-    assert header.lines == {"parameters": 1, "algorithm": 2, "embeddings": 3}
+    assert header.at == {"parameters": 1, "algorithm": 2, "embeddings": 3}
     assert text.splitlines()[5:] == ["vocab: B A C", "B A C"]  # the columns' order is written out
 
 

@@ -144,12 +144,11 @@ def test_header_round_trip_property(d, T, T2, eta0, margin, data):
 
     from ntpcheck.instance import Instance
     from ntpcheck.textformat import loads_with_header
-    from ntpcheck.textheader import header_lines
 
     ds = loads("A B -> C\n")
     E = np.array(data.draw(st.lists(st.lists(st.floats(-1e300, 1e300), min_size=3, max_size=3), min_size=d, max_size=d)))
     inst = Instance(ds, E, T=T, T2=T2, eta0=eta0, eta=None, stage1_margin=margin)
-    again = loads_with_header(dumps(ds, header="\n".join(header_lines(inst)), vocab=True))
-    got = again[1].instance(again[0])
+    again = loads_with_header(dumps(ds, header="\n".join(inst.header().text_lines()), vocab=True))
+    got = Instance.from_header(*again)
     assert (got.T, got.T2, got.steps, got.stage1_margin) == (T, T2, inst.steps, margin)
     assert np.array_equal(got.E, inst.E)

@@ -58,5 +58,5 @@ def chosen_embeddings(args, dataset: Dataset, header: Header | None = None, sour
     E = _from_option(args, n)
     if given is not None and not (E.shape == given.shape and np.array_equal(E, given)):
         raise EmbeddingError(f"--embeddings {args.embeddings} conflicts with the embeddings in the header of "
-                             f"{source or dataset.name} (line {header.lines['embeddings']}); give only one of them")
+                             f"{source or dataset.name} (line {header.at['embeddings']}); give only one of them")
     return E

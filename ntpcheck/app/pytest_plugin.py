@@ -103,10 +103,11 @@ def _load_instance(path: str | None):
     fixes the training parameters (then the claims' setups are not applied)."""
     if path is None:
         return None, False
+    from ntpcheck.instance import Instance
     from ntpcheck.textformat import load_with_header
 
     ds, header = load_with_header(path)
-    return header.instance(ds), header.params is not None
+    return Instance.from_header(ds, header), header.params is not None
 
 
 def pytest_configure(config: pytest.Config) -> None:

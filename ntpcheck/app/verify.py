@@ -88,6 +88,7 @@ def _on_dataset(p, claims, args):
     import dataclasses
 
     from ntpcheck.embeddings import is_canonical
+    from ntpcheck.instance import Instance
     from ntpcheck.properties.framework import run_on_instance
     from ntpcheck.textformat import load_with_header
 
@@ -96,7 +97,7 @@ def _on_dataset(p, claims, args):
     path = args.dataset
     ds, header = load_with_header(path)
     E = chosen_embeddings(args, ds, header, path)
-    inst = dataclasses.replace(header.instance(ds), embeddings=None if is_canonical(E) else E)
+    inst = dataclasses.replace(Instance.from_header(ds, header), embeddings=None if is_canonical(E) else E)
     as_given = header.params is not None
     breaks = p.violated(inst)
     setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if as_given else ""

@@ -22,7 +22,6 @@ import numpy as np
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.instance import Instance
 from ntpcheck.textformat import dumps
-from ntpcheck.textheader import header_lines
 
 from .claim import Claim
 from .evidence import evidence
@@ -95,7 +94,7 @@ def counterexample_text(claim: Claim, inst: Instance, o: Outcome, replay: str | 
     inst = prepare(claim, inst)
     trained = "" if inst.algorithm is None else f", trained with {inst.algorithm.name} ({inst.algorithm.description})"
     what = " ".join(f"counterexample to {claim.name}{trained}: {o.detail}".split())
-    header = "\n".join([what, *header_lines(inst)])
+    header = "\n".join([what, *inst.header().text_lines()])
     command = replay or replay_command(claim)
     return (dumps(inst.dataset, header=header, vocab=inst.embeddings is not None)
             + f"# replay: save this text as FILE, then run: {command}\n")
