@@ -22,6 +22,7 @@ A header of comment lines may give the training setting of the data (a
 printed counterexample carries one, so that it replays on its own;
 :mod:`ntpcheck.textheader`)::
 
+    # claim: Cor. 1 [k=5]
     # parameters: T = 3000, T' = 0, eta0 = 1.420695323147099, eta = 0.035355339059327376
     # algorithm: random-init
     # embeddings: 2 x 2

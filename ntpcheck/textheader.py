@@ -1,14 +1,17 @@
 """A dataset file's header: the training setting that makes a counterexample replay on its own.
 
-Three kinds of comment line carry it (each at most once, anywhere in the
+Four kinds of comment line carry it (each at most once, anywhere in the
 file, written exactly so: lower-case key, a colon)::
 
+    # claim: Lemma 5 [trained W_ov]
     # parameters: T = 900, T' = 300, eta0 = 0.1, eta = 0.025, stage1_margin = 12.5
     # algorithm: joint-gd
     # embeddings: 2 x 3
     #   0.6 0.8 0.0
     #   0.8 -0.6 1.0
 
+``claim:`` names the claim the data are a counterexample to (a claim about
+a fixed worked example is checked on other data only when named so).
 ``parameters:`` gives Algorithm 1's steps ``T`` and ``T'`` (required) and
 optionally its step sizes ``eta0``, ``eta`` (the paper's defaults when left
 out) and ``stage1_margin`` (stage 1 idealised, Appendix C.1).
@@ -47,7 +50,7 @@ from .errors import DatasetFormatError
 __all__ = ["Header", "HeaderReader", "KEYS"]
 
 #: The header's keys, each opening a comment line (``# parameters: ...``).
-KEYS = ("parameters", "algorithm", "embeddings")
+KEYS = ("claim", "parameters", "algorithm", "embeddings")
 #: The keys of a ``parameters:`` line and the Instance field each sets.
 _PARAMS = {"T": "T", "T'": "T2", "eta0": "eta0", "eta": "eta", "stage1_margin": "stage1_margin"}
 _ITEM = re.compile(r"^\s*(T'|T|eta0|eta|stage1_margin)\s*=\s*(\S+)\s*$")
@@ -69,6 +72,7 @@ class Header:
     embeddings: np.ndarray | None = None
     at: dict[str, int] = field(default_factory=dict)
     source: str | None = None
+    claim: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -78,8 +82,9 @@ class Header:
         """The header's lines (without the ``# ``), every number exact (``repr``);
         embeddings None or the identity are written ``canonical``."""
         p = self.params or {}
+        claim = [f"claim: {self.claim}"] if self.claim else []
         items = [f"{key} = {p[name]!r}" for key, name in _PARAMS.items() if p.get(name) is not None]
-        lines = ["parameters: " + ", ".join(items)] if items else []
+        lines = claim + (["parameters: " + ", ".join(items)] if items else [])
         lines += [f"algorithm: {self.algorithm}"] if self.algorithm is not None else []
         E = self.embeddings
         if E is None or is_canonical(E):
@@ -148,6 +153,11 @@ class HeaderReader:
             raise self._error(f"'parameters:' {key} = {text!r} must be {kind}", lineno)
         return v
 
+    def _claim(self, text: str, lineno: int) -> str:
+        if not text:
+            raise self._error("'claim:' names no claim", lineno)
+        return text
+
     def _algorithm(self, text: str, lineno: int) -> str:
         if not _NAME.match(text):
             raise self._error(f"'algorithm:' {text!r} is not an algorithm's name (one word)", lineno)
@@ -180,4 +190,5 @@ class HeaderReader:
                 if v != n_vocab or E.shape[1] != v:
                     raise self._error(f"'embeddings:' has {E.shape[1]} columns and announces {v}; "
                                       f"the dataset has |V| = {n_vocab} tokens", at)
-        return Header(self.found.get("parameters"), self.found.get("algorithm"), E, dict(self.lines), self.source)
+        return Header(self.found.get("parameters"), self.found.get("algorithm"), E, dict(self.lines), self.source,
+                      self.found.get("claim"))

@@ -135,7 +135,7 @@ def test_falsified_output_has_text_format_and_reproduction(empty):
     r = _pytest(empty, "-q", env={"NTP_LOG": str(empty / "log.txt")})
     out = r.stdout
     assert "Conj. K is falsified: N <= 1" in out, out
-    start = out.index("# counterexample")
+    start = out.index("# claim: Conj. K")
     cex = out[start:out.index("\n", out.index("# replay:", start))]
     assert ntpcheck.loads(cex).n_samples >= 1  # valid text format, its header included
     assert "# replay: save this text as FILE, then run: pytest --ntp-dataset FILE -k 'conj-k'" in cex

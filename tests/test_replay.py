@@ -20,7 +20,7 @@ from ntpcheck.properties import paper
 from ntpcheck.properties.framework import algorithm_cells, select_claims
 from ntpcheck.textformat import dumps, load_with_header, loads_with_header
 
-BLOCK = re.compile(r"^([^\n]*)\n(# counterexample to .*?^# replay: save this text as FILE, then run: ([^\n]*))$", re.M | re.S)
+BLOCK = re.compile(r"^([^\n]*)\n(# claim: .*?^# replay: save this text as FILE, then run: ([^\n]*))$", re.M | re.S)
 
 
 def _printed(capsys, argv: list[str]) -> tuple[list[tuple[str, str, str]], dict]:

@@ -106,10 +106,10 @@ class ClaimRun:
     # - dataset mode: the one instance given -
     def dataset_test(self, inst):
         def claim_on_dataset() -> None:
-            from ntpcheck.properties.framework import Verdict, run_on_instance
+            from ntpcheck.properties.framework import Verdict, checks_as_given, run_on_instance
 
             breaks = self.paper.violated(inst) if self.paper else _violated(inst)
-            r = self.result = run_on_instance(self.claim, inst, breaks, as_given=self.opts.as_given)
+            r = self.result = run_on_instance(self.claim, inst, breaks, as_given=checks_as_given(self.claim, self.opts.header))
             if r.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
                 finding = f"\n(a registered finding: {self.claim.finding.summary})" if self.claim.finding else ""
                 cex = f"\n\n{r.counterexample.rstrip()}" if r.counterexample else ""

@@ -84,7 +84,7 @@ class _Options:
         name = config.getoption("ntp_paper")
         try:
             self.papers = [paper(name)] if name else [paper(n) for n in PAPERS]
-            self.instance, self.as_given = _load_instance(config.getoption("ntp_dataset"))
+            self.instance, self.header = _load_instance(config.getoption("ntp_dataset"))
         except NTPCheckError as e:
             raise pytest.UsageError(f"ntpcheck: {' '.join(str(e).split())}") from None
 
@@ -99,15 +99,15 @@ class _Options:
 
 
 def _load_instance(path: str | None):
-    """The instance of ``--ntp-dataset`` as its header gives it, and whether the header
-    fixes the training parameters (then the claims' setups are not applied)."""
+    """The instance of ``--ntp-dataset`` as its header gives it, and the header
+    (:func:`~ntpcheck.properties.framework.checks_as_given`)."""
     if path is None:
-        return None, False
+        return None, None
     from ntpcheck.instance import Instance
     from ntpcheck.textformat import load_with_header
 
     ds, header = load_with_header(path)
-    return Instance.from_header(ds, header), header.params is not None
+    return Instance.from_header(ds, header), header
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -89,7 +89,7 @@ def _on_dataset(p, claims, args):
 
     from ntpcheck.embeddings import is_canonical
     from ntpcheck.instance import Instance
-    from ntpcheck.properties.framework import run_on_instance
+    from ntpcheck.properties.framework import checks_as_given, run_on_instance
     from ntpcheck.textformat import load_with_header
 
     from .embedding_choice import chosen_embeddings
@@ -98,12 +98,11 @@ def _on_dataset(p, claims, args):
     ds, header = load_with_header(path)
     E = chosen_embeddings(args, ds, header, path)
     inst = dataclasses.replace(Instance.from_header(ds, header), embeddings=None if is_canonical(E) else E)
-    as_given = header.params is not None
     breaks = p.violated(inst)
-    setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if as_given else ""
+    setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if header.params else ""
     _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition")
               + f" ({ds.n_samples} samples, |V| = {ds.n_vocab}, d = {inst.d}{setting})")
-    return [run_on_instance(c, inst, breaks, as_given=as_given) for c in claims]
+    return [run_on_instance(c, inst, breaks, as_given=checks_as_given(c, header)) for c in claims]
 
 
 def run_matrix(args) -> int:

@@ -86,15 +86,16 @@ def describe(inst: Instance) -> dict[str, Any]:
 
 
 def counterexample_text(claim: Claim, inst: Instance, o: Outcome, replay: str | None = None) -> str:
-    """The counterexample in the text format, replayable on its own: a first comment with
-    the claim and the failure, the instance's parameters, algorithm and embeddings in the
+    """The counterexample in the text format, replayable on its own: the claim's name and
+    a comment with the failure, the instance's parameters, algorithm and embeddings in the
     header that :func:`ntpcheck.textformat.load_with_header` reads back
     (:mod:`ntpcheck.textheader`), the dataset, and last a comment with the command that
     replays it (``replay``, else :func:`replay_command`)."""
     inst = prepare(claim, inst)
-    trained = "" if inst.algorithm is None else f", trained with {inst.algorithm.name} ({inst.algorithm.description})"
-    what = " ".join(f"counterexample to {claim.name}{trained}: {o.detail}".split())
-    header = "\n".join([what, *inst.header().text_lines()])
+    trained = "" if inst.algorithm is None else f" (trained with {inst.algorithm.name}: {inst.algorithm.description})"
+    what = " ".join(f"counterexample{trained}: {o.detail}".split())
+    lines = dataclasses.replace(inst.header(), claim=claim.name).text_lines()
+    header = "\n".join([lines[0], what, *lines[1:]])
     command = replay or replay_command(claim)
     return (dumps(inst.dataset, header=header, vocab=inst.embeddings is not None)
             + f"# replay: save this text as FILE, then run: {command}\n")
