@@ -8,7 +8,11 @@ embeddings (``E^T E = I``, which needs ``d >= |V|``).  The canonical basis
 
 from __future__ import annotations
 
+import math
+import os
+import re
 from functools import lru_cache
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -23,6 +27,8 @@ __all__ = [
     "require_orthonormal",
     "is_canonical",
     "ORTHONORMAL_TOL",
+    "parse_rows",
+    "load_embeddings",
 ]
 
 #: Largest entry of ``|E^T E - I|`` accepted as orthonormal.  Orthonormal
@@ -98,3 +104,68 @@ def require_orthonormal(E: np.ndarray, what: str, tol: float = ORTHONORMAL_TOL) 
         raise EmbeddingError(
             f"{what} needs orthonormal embeddings (Assumption 2), but max |E^T E - I| = {defect:.3g} > {tol:g}"
         )
+
+
+#: Largest embeddings file read (bytes), as for a dataset file.
+MAX_EMBEDDINGS_BYTES = 256 * 2**20
+
+
+def parse_rows(rows: Iterable[tuple[int, str]], fail: Callable[[str, int], Exception]) -> np.ndarray:
+    """A matrix from numbered text rows of numbers separated by whitespace or commas.
+
+    ``rows`` are ``(line number, text)``; ``fail(message, line)`` builds the error
+    raised on a word that is not a finite number or on a ragged row (which names
+    both row lengths).  Used for embeddings files and a dataset header's inline matrix.
+
+    Examples
+    --------
+    >>> parse_rows([(1, "1 0"), (2, "0, 1")], ValueError).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    >>> parse_rows([(1, "1 0 0"), (3, "0 1")], lambda m, line: ValueError(f"line {line}: {m}"))
+    Traceback (most recent call last):
+    ValueError: line 3: row 2 has 2 numbers, row 1 has 3
+    """
+    out: list[list[float]] = []
+    for lineno, text in rows:
+        row = []
+        for word in text.replace(",", " ").split():
+            try:
+                v = float(word)
+            except ValueError:
+                raise fail(f"{word!r} is not a number", lineno) from None
+            if not math.isfinite(v):
+                raise fail(f"{word!r} is not a finite number", lineno)
+            row.append(v)
+        if out and len(row) != len(out[0]):
+            raise fail(f"row {len(out) + 1} has {len(row)} numbers, row 1 has {len(out[0])}", lineno)
+        out.append(row)
+    if not out or not out[0]:
+        raise fail("contains no numbers", None)
+    return np.array(out, dtype=float)
+
+
+def load_embeddings(path: str | os.PathLike, n_vocab: int | None = None) -> np.ndarray:
+    """Read a ``d x |V|`` matrix from a text file: one row per line, numbers separated by
+    whitespace or commas, ``#`` comments and blank lines skipped, a UTF-8 byte-order mark
+    and LF, CRLF or CR line ends accepted (as in dataset files).  Errors name the file
+    and line (:class:`EmbeddingError`); with ``n_vocab`` the shape is checked too."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_EMBEDDINGS_BYTES + 1)
+    except OSError as e:
+        raise EmbeddingError(f"cannot read embeddings from {str(path)!r}: {e.strerror or e}") from None
+    if len(raw) > MAX_EMBEDDINGS_BYTES:
+        raise EmbeddingError(f"embeddings file {str(path)!r} is larger than {MAX_EMBEDDINGS_BYTES // 2**20} MiB")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise EmbeddingError(f"embeddings file {str(path)!r}, line {line}: not valid UTF-8 text") from None
+
+    def fail(message: str, line: int | None) -> EmbeddingError:
+        where = f", line {line}" if line else ""
+        return EmbeddingError(f"embeddings file {str(path)!r}{where}: {message}")
+
+    numbered = ((k, line.split("#", 1)[0]) for k, line in enumerate(re.split(r"\r\n|\r|\n", text), start=1))
+    E = parse_rows(((k, line) for k, line in numbered if line.strip()), fail)
+    return E if n_vocab is None else as_embeddings(E, n_vocab)

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .data import Dataset
-from .embeddings import as_embeddings
+from .embeddings import as_embeddings, is_canonical
+from .errors import DatasetFormatError
+from .textheader import Header
 from .training import TrainingConfig
 
 if TYPE_CHECKING:
@@ -99,6 +101,36 @@ class Instance:
 
         emb = None if self.embeddings is None else self.E.tobytes()
         return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin, self.algorithm)
+
+    def header(self) -> Header:
+        """The text format's header of this instance (:mod:`ntpcheck.textheader`): its
+        parameters with the step sizes resolved, its algorithm, its embeddings."""
+        eta0, eta = self.steps
+        params = {"T": self.T, "T2": self.T2, "eta0": float(eta0), "eta": float(eta), "stage1_margin": self.stage1_margin}
+        return Header(params, None if self.algorithm is None else self.algorithm.name,
+                      None if self.embeddings is None else self.E)
+
+    @classmethod
+    def from_header(cls, dataset: Dataset, header: Header) -> "Instance":
+        """The instance a file's header gives on ``dataset`` (defaults where it is silent).
+
+        Examples
+        --------
+        >>> import ntpcheck
+        >>> inst = Instance(ntpcheck.loads("A B\\n"), T=7, T2=3, eta=0.5)
+        >>> Instance.from_header(inst.dataset, inst.header()).key == inst.with_params(eta0=inst.steps[0]).key
+        True
+        """
+        from .algorithms import VARIANTS
+
+        alg = None
+        if header.algorithm is not None:
+            alg = next((v for v in VARIANTS if v.name == header.algorithm), None)
+            if alg is None:
+                raise DatasetFormatError(f"'algorithm:' {header.algorithm!r} is not a known training algorithm "
+                                         f"({', '.join(v.name for v in VARIANTS)})", header.at.get("algorithm"), header.source)
+        E = header.embeddings
+        return cls(dataset, None if E is None or is_canonical(E) else E, algorithm=alg, **(header.params or {}))
 
     def __repr__(self) -> str:
         extra = []

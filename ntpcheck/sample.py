@@ -16,10 +16,34 @@ from typing import Sequence
 
 from .errors import DatasetFormatError
 
-__all__ = ["Sample", "validate_token", "invisible_character", "merge_samples", "first_of_key", "RESERVED_TOKENS"]
+__all__ = ["Sample", "validate_token", "arrow_lookalike", "invisible_character", "merge_samples", "first_of_key", "RESERVED_TOKENS"]
 
 #: Words that the text format gives a meaning to and that cannot be tokens.
 RESERVED_TOKENS = frozenset({"->", "vocab:"})
+
+#: Characters of arrow look-alikes built from ASCII-like pieces: dashes, minus signs,
+#: ``=``, ``~`` and arrow heads (``>``, ``<`` and their full-width, guillemet and angle forms).
+_ARROW_SHAFTS = frozenset("-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d=\uff1d~")
+_ARROW_HEADS = frozenset("><\uff1e\uff1c\u203a\u2039\u00bb\u00ab\u276f\u276e\u3009\u3008\u27e9\u27e8")
+#: Unicode blocks of arrows: Arrows, Supplemental Arrows-A and -B, dingbat arrows, Miscellaneous Symbols and Arrows.
+_ARROW_BLOCKS = ((0x2190, 0x21FF), (0x27F0, 0x27FF), (0x2900, 0x297F), (0x2794, 0x27BF), (0x2B00, 0x2BFF))
+
+
+def arrow_lookalike(token: str) -> bool:
+    """Whether ``token`` looks like an arrow but is not the format's ``->``: a word of
+    dashes, ``=`` or ``~`` with an arrow head (``=>``, ``-->``, ``->>``, ``\u2014>``, ``>``),
+    or one holding a character of Unicode's arrow blocks (``\u2192``, ``\u21d2``, ``\u27f6``).
+
+    Examples
+    --------
+    >>> [arrow_lookalike(t) for t in ("=>", "-->", "\u2192", ">", "a-b", "x>y", "->")]
+    [True, True, True, True, False, False, False]
+    """
+    if token.isascii() and ">" not in token and "<" not in token:
+        return False
+    if token != "->" and any(ch in _ARROW_HEADS for ch in token) and all(ch in _ARROW_HEADS or ch in _ARROW_SHAFTS for ch in token):
+        return True
+    return any(lo <= ord(ch) <= hi for ch in token for lo, hi in _ARROW_BLOCKS)
 
 
 def invisible_character(text: str) -> str | None:
@@ -39,7 +63,9 @@ def validate_token(token: object) -> str:
     A token is a non-empty ``str`` with no whitespace, no ``#`` (the comment
     sign), no ``@`` (the weight sign), no ``->`` (the arrow), no invisible or
     control character (Unicode categories Cc, Cf, Co, Cs, Cn: zero-width
-    spaces, byte-order marks, NUL...) and not one of :data:`RESERVED_TOKENS`.
+    spaces, byte-order marks, NUL...), not one of :data:`RESERVED_TOKENS`, and no
+    look-alike of the arrow (:func:`arrow_lookalike`: ``=>``, ``\u2192``, a lone ``>``),
+    which would otherwise be read as a token and turn a sample into a sequence.
 
     Raises
     ------
@@ -60,6 +86,8 @@ def validate_token(token: object) -> str:
         raise DatasetFormatError(f"{token!r} is reserved by the text format and cannot be a token")
     if "->" in token:
         raise DatasetFormatError(f"token {token!r} contains '->' (write spaces around the arrow: 'A B -> C')")
+    if arrow_lookalike(token):
+        raise DatasetFormatError(f"{token!r} looks like an arrow; the only arrow is '->' (ASCII '-' and '>')")
     bad = invisible_character(token)
     if bad is not None:
         raise DatasetFormatError(f"token {token!r} contains the invisible or control character U+{ord(bad):04X} "

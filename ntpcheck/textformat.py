@@ -10,8 +10,28 @@ Grammar (one statement per line; ``#`` starts a comment)::
 
 Lines end with LF, CRLF or CR alike; one byte-order mark at the start of
 the text is dropped.  Tokens are checked by :func:`ntpcheck.data.validate_token`
-(no ``->``, ``@``, ``#``, invisible or control characters inside a token;
-errors give the line and column).
+(no ``->``, ``@``, ``#``, invisible or control characters inside a token, and
+no look-alike of the arrow such as ``=>``, ``-->``, a lone ``>`` or Unicode's
+arrows; errors give the line and column).  Text that would otherwise be read
+silently in another sense is refused with its line number: a ``vocab:`` line
+in another case or spacing (``VOCAB:``, ``Vocab :``), and two tokens that differ
+only by Unicode normalisation (``caf\u00e9`` composed and decomposed print
+alike); tokens are not normalised.
+
+A header of comment lines may give the training setting of the data (a
+printed counterexample carries one, so that it replays on its own;
+:mod:`ntpcheck.textheader`)::
+
+    # claim: Cor. 1 [k=5]
+    # parameters: T = 3000, T' = 0, eta0 = 1.420695323147099, eta = 0.035355339059327376
+    # algorithm: random-init
+    # embeddings: 2 x 2
+    #   0.385 -0.981
+    #   1.96 0.193
+
+:func:`loads_with_header` and :func:`load_with_header` return it with the
+dataset; :func:`loads` checks it and returns the dataset alone.  Other
+comments stay comments.
 
 Limits, checked before anything is built (:class:`ntpcheck.errors.ResourceLimitError`):
 a file of at most :data:`MAX_FILE_BYTES`, a line of at most
@@ -32,13 +52,15 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 from .builtin import BUILTIN_TEXTS, names
 from .data import Dataset, Sample, validate_token
 from .errors import DatasetFormatError, ResourceLimitError
+from .textheader import Header, HeaderReader
 
-__all__ = ["loads", "dumps", "load", "load_file", "MAX_FILE_BYTES", "MAX_LINE_TOKENS", "MAX_VOCAB", "MAX_POSITIONS"]
+__all__ = ["loads", "loads_with_header", "dumps", "load", "load_with_header", "load_file", "MAX_FILE_BYTES", "MAX_LINE_TOKENS", "MAX_VOCAB", "MAX_POSITIONS"]
 
 #: Largest dataset file read (bytes).
 MAX_FILE_BYTES = 256 * 2**20
@@ -90,7 +112,8 @@ def _check_tokens(words: list[str], lineno: int, source: str | None, line: str =
 
 
 def loads(text: str, name: str | None = None, source: str | None = None) -> Dataset:
-    """Parse a dataset from its text.
+    """Parse a dataset from its text (a header, :mod:`ntpcheck.textheader`, is checked
+    but not returned: see :func:`loads_with_header`).
 
     Parameters
     ----------
@@ -114,6 +137,18 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
     >>> [round(float(p), 3) for p in ds.pi]
     [0.25, 0.25, 0.5]
     """
+    return loads_with_header(text, name, source)[0]
+
+
+def loads_with_header(text: str, name: str | None = None, source: str | None = None) -> tuple[Dataset, Header]:
+    """:func:`loads`, with the setting its header gives (:class:`~ntpcheck.textheader.Header`).
+
+    Examples
+    --------
+    >>> ds, header = loads_with_header("# parameters: T = 5, T' = 0\\nA B\\n")
+    >>> header.params, header.embeddings
+    ({'T': 5, 'T2': 0}, None)
+    """
     if not isinstance(text, str):
         raise DatasetFormatError("dataset text must be a string", None, source)
     samples: list[Sample] = []
@@ -123,15 +158,20 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
     if text.startswith("\ufeff"):  # one byte-order mark at the start (Windows editors write it)
         text = text[1:]
     positions = 0
+    header = HeaderReader(source)
+    twins = _Twins(source)
     # Lines end with LF, CRLF or CR (an editor's line numbers); other Unicode
     # separators count as whitespace inside a line.
     for lineno, raw in enumerate(_LINE_END.split(text), start=1):
-        line = raw.split("#", 1)[0]
+        line, hash_, comment = raw.partition("#")
         words = line.split()
         if not words:
+            if hash_:
+                header.feed(lineno, comment)
             continue
         if len(words) > MAX_LINE_TOKENS:
             raise ResourceLimitError(f"{len(words)} tokens on one line; the limit is {MAX_LINE_TOKENS}", lineno, source)
+        _check_keyword(words, lineno, source)
         if words[0] == "vocab:":
             if vocab is not None:
                 raise DatasetFormatError(f"second 'vocab:' line (the first is line {vocab_line})", lineno, source)
@@ -143,6 +183,8 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
             dup = sorted({t for t in vocab if vocab.count(t) > 1})
             if dup:
                 raise DatasetFormatError(f"'vocab:' lists {', '.join(dup)} more than once", lineno, source)
+            for tok in vocab:
+                twins.add(tok, lineno)
             continue
         words, weight = _split_weight(words, lineno, source)
         arrows = words.count("->")
@@ -182,21 +224,57 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
                 raise DatasetFormatError(
                     f"token {tok!r} is not in the 'vocab:' line (line {vocab_line})", lineno, source
                 )
-            appearance.setdefault(tok, None)
+            if tok not in appearance:
+                twins.add(tok, lineno)
+                appearance[tok] = None
         if len(appearance) > MAX_VOCAB:
             raise ResourceLimitError(f"more than {MAX_VOCAB} distinct tokens (the limit)", lineno, source)
         samples.extend(new)
     if not samples:
         raise DatasetFormatError("the dataset has no samples", None, source)
-    return Dataset.from_samples(samples, vocab=vocab if vocab is not None else tuple(appearance), name=name)
+    ds = Dataset.from_samples(samples, vocab=vocab if vocab is not None else tuple(appearance), name=name)
+    return ds, header.result(ds.n_vocab)
+
+
+def _check_keyword(words: list[str], lineno: int, source: str | None) -> None:
+    """Refuse a ``vocab:`` line written in another case or spacing (``VOCAB:``, ``Vocab :``),
+    which would otherwise be read as a sample with a token ``VOCAB:``."""
+    if words[0][:1] not in ("v", "V") or words[0] == "vocab:":
+        return
+    first = words[0].casefold()
+    if first == "vocab:" or (first == "vocab" and len(words) > 1 and words[1].startswith(":")):
+        raise DatasetFormatError(f"{' '.join(words[:2]) if first == 'vocab' else words[0]!r} looks like a vocabulary "
+                                 "line; write it 'vocab:' (lower case, colon attached)", lineno, source)
+
+
+class _Twins:
+    """Tokens that differ only by Unicode normalisation (``caf\u00e9`` composed and decomposed)
+    print alike but would be two tokens: the second one seen is refused, naming both lines."""
+
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+        self.seen: dict[str, tuple[str, int]] = {}
+
+    def add(self, tok: str, lineno: int) -> None:
+        key = tok if tok.isascii() else unicodedata.normalize("NFC", tok)
+        first = self.seen.setdefault(key, (tok, lineno))
+        if first[0] != tok:
+            raise DatasetFormatError(
+                f"token {tok!r} and token {first[0]!r} (line {first[1]}) differ only by Unicode normalisation "
+                "(composed and decomposed accents); write both the same way", lineno, self.source)
 
 
 def _weight_suffix(w: float) -> str:
     return "" if w == 1.0 else f" @ {w!r}"
 
 
-def dumps(dataset: Dataset, header: str | None = None) -> str:
+def dumps(dataset: Dataset, header: str | None = None, *, vocab: bool = False) -> str:
     """Write a dataset in the text format; :func:`loads` reads it back equal.
+
+    ``header``: comment lines written first (``# `` added to each line).  The
+    ``vocab:`` line is written when first appearance would not reproduce the
+    vocabulary's order, or always with ``vocab=True`` (where the order matters
+    to a reader, as for the columns of an embedding matrix in the header).
 
     Maximal chains ``x_1 -> x_2 -> ... -> x_L`` whose prefix samples are all
     present with the same weight, and not yet written, become one sequence
@@ -239,7 +317,7 @@ def dumps(dataset: Dataset, header: str | None = None) -> str:
         for t in toks:
             appearance.setdefault(t, None)
     # Write the vocabulary only when first appearance would not reproduce it.
-    if tuple(appearance) != dataset.vocab:
+    if vocab or tuple(appearance) != dataset.vocab:
         lines.append("vocab: " + " ".join(dataset.vocab))
     lines.extend(line for _, _, line in body)
     return "\n".join(lines) + "\n"
@@ -247,6 +325,10 @@ def dumps(dataset: Dataset, header: str | None = None) -> str:
 
 def load_file(path: str | os.PathLike) -> Dataset:
     """Read a dataset file; errors name the file and the line."""
+    return _load_file(path)[0]
+
+
+def _load_file(path: str | os.PathLike) -> tuple[Dataset, Header]:
     p = Path(path)
     try:
         with open(p, "rb") as f:
@@ -260,7 +342,7 @@ def load_file(path: str | os.PathLike) -> Dataset:
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise DatasetFormatError("file is not valid UTF-8 text", line, str(p)) from None
-    return loads(text, name=p.name, source=str(p))
+    return loads_with_header(text, name=p.name, source=str(p))
 
 
 def load(path_or_name: str | os.PathLike) -> Dataset:
@@ -275,12 +357,17 @@ def load(path_or_name: str | os.PathLike) -> Dataset:
     >>> ds.vocab, ds.n_samples, ds.l_max
     (('S', 'V', 'O', 'P'), 9, 3)
     """
+    return load_with_header(path_or_name)[0]
+
+
+def load_with_header(path_or_name: str | os.PathLike) -> tuple[Dataset, Header]:
+    """:func:`load`, with the setting the file's header gives (empty for a built-in dataset)."""
     p = Path(path_or_name)
     if p.exists():
-        return load_file(p)
+        return _load_file(p)
     name = str(path_or_name)
     if name in names():
-        return loads(BUILTIN_TEXTS[name], name=name)
+        return loads_with_header(BUILTIN_TEXTS[name], name=name)
     raise DatasetFormatError(
         f"{name!r} is neither a file nor a built-in dataset (built-ins: {', '.join(names())})"
     )

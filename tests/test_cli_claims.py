@@ -199,7 +199,7 @@ def test_large_tables_stream_to_a_file(tmp_path):
 
 @pytest.mark.parametrize("argv, fragment", [
     (["verify", "--dataset", "example1", "--profile", "thorough"], "--profile does not apply to verify --dataset"),
-    (["verify", "--dataset", "example1", "--seed", "5"], "--seed does not apply"),
+    (["verify", "--dataset", "example1", "--seed", "5"], "--seed only applies to --embeddings orthonormal"),
     (["verify", "--dataset", "example1", "--no-pinned"], "--no-pinned does not apply"),
     (["check", "example1", "--seed", "3"], "--seed only applies to --embeddings orthonormal"),
     (["solve", "example1", "--embeddings", "canonical", "--dim", "4"], "--dim only applies"),

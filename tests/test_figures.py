@@ -52,7 +52,7 @@ def test_verify_report(tmp_path):
     assert main(["verify", "--profile", "quick", "--claims", "Lemma 1,Cor. 1,Lemma 3,Ex. 1", "--report", str(out)]) == 0
     text = (out / "report.md").read_text()
     assert "| Lemma 1 |" in text and "## Cor. 1 [k=5]: falsified" in text
-    assert "```\n# counterexample" in text  # the counterexample, pasteable
+    assert "```\n# claim: " in text and "\n# replay: " in text  # the counterexample, replayable
     pngs = list((out / "plots").glob("*.png"))
     assert pngs and all(p.stat().st_size > 5000 for p in pngs)
     for p in pngs:

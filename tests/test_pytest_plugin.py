@@ -104,6 +104,16 @@ def test_own_dataset_fails_the_formula_and_names_the_query(empty):
     assert re.search(r"SKIPPED \[1\] \S+::claim\[prop2-sec3\]: outside-hypotheses: .*the conclusion fails there", r.stdout), r.stdout
 
 
+def test_own_dataset_header_embeddings_and_parameters_are_used(empty):
+    """``--ntp-dataset`` reads a printed counterexample's header: its embeddings (here not
+    orthonormal, so the data break Assumption 2) and its parameters; the failure prints the text."""
+    data = empty / "cex.txt"
+    data.write_text("# parameters: T = 0, T' = 0\n# embeddings: 1 x 2\n#   1.0 -1.0\nvocab: A B\nA B B\n")
+    r = _pytest(empty, "--ntpcheck", "-rA", "--ntp-claims", "Prop. 2 [Assumptions 1-2 only]", f"--ntp-dataset={data}")
+    assert re.search(r"SKIPPED \[1\] \S+::claim\[prop2-a12\]: outside-hypotheses: .*the data break 2, .*the conclusion fails there",
+                     r.stdout), r.stdout + r.stderr
+
+
 def test_found_counterexample_is_replayed_first(tmp_path):
     """With an example database, the counterexample found by a first run is the first
     example tried by the second (each claim under its own key in the database)."""
@@ -125,9 +135,10 @@ def test_falsified_output_has_text_format_and_reproduction(empty):
     r = _pytest(empty, "-q", env={"NTP_LOG": str(empty / "log.txt")})
     out = r.stdout
     assert "Conj. K is falsified: N <= 1" in out, out
-    cex = out[out.index("# counterexample"):out.index("Reproduce:")]
-    assert ntpcheck.loads(cex).n_samples >= 1  # valid text format
-    assert "pytest --ntp-dataset cex.txt -k 'conj-k'" in out
+    start = out.index("# claim: Conj. K")
+    cex = out[start:out.index("\n", out.index("# replay:", start))]
+    assert ntpcheck.loads(cex).n_samples >= 1  # valid text format, its header included
+    assert "# replay: save this text as FILE, then run: pytest --ntp-dataset FILE -k 'conj-k'" in cex
     assert ".hypothesis/patches" not in out  # no @example patch for the plugin's shared body
 
 

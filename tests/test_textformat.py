@@ -88,6 +88,15 @@ def test_round_trip_property(ss, shuffle_vocab):
         ("vocab: A\nvocab: A\n", 2, "second 'vocab:'"),
         ("vocab:\n", 1, "lists no tokens"),
         ("A @x B\n", 1, "must end the line"),
+        # look-alikes the parser would otherwise read as tokens (issue 29)
+        ("A -> B\nA \u2192 B\n", 2, "'\u2192' looks like an arrow"),
+        ("A \u21d2 B\n", 1, "looks like an arrow"),
+        ("A B => C\n", 1, "'=>' looks like an arrow"),
+        ("A > B\n", 1, "'>' looks like an arrow"),
+        ("vocab: A =>\nA -> A\n", 1, "looks like an arrow"),
+        ("VOCAB: A B\nA -> B\n", 1, "write it 'vocab:'"),
+        ("A -> B\nVocab: A B\n", 2, "write it 'vocab:'"),
+        ("caf\u00e9 -> A\nA cafe\u0301\n", 2, "(line 1) differ only by Unicode normalisation"),
     ],
 )
 def test_bad_input_names_line(text, line, fragment):
@@ -118,3 +127,28 @@ def test_load_file_errors(tmp_path):
 def test_repr_is_pasteable_text():
     ds = ntpcheck.load("example1")
     assert eval(repr(ds), {"ntpcheck": ntpcheck}) == ds
+
+
+def test_lookalike_rules_leave_ordinary_tokens_alone():
+    """'>' inside a token, a token 'vocab' and text consistently in one normal form all parse."""
+    ds = loads("a>b x-y vocab\ncafe\u0301 -> a>b\n")
+    assert ds.vocab == ("a>b", "x-y", "vocab", "cafe\u0301")
+    assert loads(dumps(ds)) == ds
+
+
+@given(st.integers(1, 3), st.integers(0, 10**6), st.integers(0, 10**6),
+       st.floats(1e-300, 1e300), st.one_of(st.none(), st.floats(1e-300, 1e300)), st.data())
+def test_header_round_trip_property(d, T, T2, eta0, margin, data):
+    """Every number of a header is written exactly (repr) and read back equal."""
+    import numpy as np
+
+    from ntpcheck.instance import Instance
+    from ntpcheck.textformat import loads_with_header
+
+    ds = loads("A B -> C\n")
+    E = np.array(data.draw(st.lists(st.lists(st.floats(-1e300, 1e300), min_size=3, max_size=3), min_size=d, max_size=d)))
+    inst = Instance(ds, E, T=T, T2=T2, eta0=eta0, eta=None, stage1_margin=margin)
+    again = loads_with_header(dumps(ds, header="\n".join(inst.header().text_lines()), vocab=True))
+    got = Instance.from_header(*again)
+    assert (got.T, got.T2, got.steps, got.stage1_margin) == (T, T2, inst.steps, margin)
+    assert np.array_equal(got.E, inst.E)

@@ -20,11 +20,11 @@ import numpy as np
 from ntpcheck.assumptions import check_all, failed
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.structure import analyse
-from ntpcheck.textformat import load
+from ntpcheck.textformat import load_with_header
 
 from . import render as report
+from .embedding_choice import chosen_embeddings
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
-from .inputs import embeddings as _embeddings
 from .options import ascii_safe_streams, check_options
 from .output import INTERRUPTED, ColumnTable, write_json
 
@@ -41,12 +41,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_dataset(p: argparse.ArgumentParser) -> None:
     p.add_argument("dataset", help="a dataset file, or a built-in name (example1)")
-    p.add_argument(
-        "--embeddings",
-        default="canonical",
-        help="canonical (default), orthonormal (random, see --dim/--seed), or a text file with a d x |V| matrix",
-    )
-    p.add_argument("--dim", type=_at_least(1), default=None, help="d for --embeddings orthonormal (default |V|)")
+    _add_embeddings(p)
     p.add_argument("--seed", type=_seed, default=None, help="seed of --embeddings orthonormal (default 0)")
     _add_json(p)
 
@@ -54,6 +49,13 @@ def _add_dataset(p: argparse.ArgumentParser) -> None:
 def _add_json(p: argparse.ArgumentParser, what: str = "") -> None:
     p.add_argument("--json", dest="json_path", default=None, metavar="PATH",
                    help=f"also write {what}JSON to PATH ('-': only JSON, on standard output)")
+
+
+def _add_embeddings(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--embeddings", default=None,
+                   help="canonical, orthonormal (random, see --dim/--seed), or a text file with a d x |V| matrix "
+                        "(default: the dataset file's header's, else canonical)")
+    p.add_argument("--dim", type=_at_least(1), default=None, help="d for --embeddings orthonormal (default |V|)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="exit 1 if any claim is falsified")
     p.add_argument("--dataset", default=None, metavar="FILE",
                    help="check every claim on this one dataset (or built-in name) instead of searching; where it breaks "
-                        "a claim's assumption the verdict is outside-hypotheses and conclusion_holds says whether the conclusion held")
+                        "a claim's assumption the verdict is outside-hypotheses and conclusion_holds says whether the conclusion held; "
+                        "a header's parameters, algorithm and embeddings (a printed counterexample's) are used as given")
+    _add_embeddings(p)
     p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
 
     p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2), or compare training algorithms (algorithms)")
@@ -136,6 +140,12 @@ def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
                    help="skip the pinned regression examples: report only what the search finds on its own")
 
 
+def _dataset(args):
+    """The dataset of ``args.dataset`` and its embeddings (:func:`.embedding_choice.chosen_embeddings`)."""
+    ds, header = load_with_header(args.dataset)
+    return ds, chosen_embeddings(args, ds, header, args.dataset)
+
+
 def _emit(args, obj, text, compact: bool = False) -> None:
     """The text on standard output unless ``--json -``, then the strict JSON (:func:`.output.write_json`,
     large tables streamed) to ``--json``'s path; either may be given as a function that builds it,
@@ -151,8 +161,7 @@ def _warn(message: str) -> None:
 
 
 def cmd_check(args) -> int:
-    ds = load(args.dataset)
-    E = _embeddings(args, ds.n_vocab)
+    ds, E = _dataset(args)
     st = analyse(ds)
     res = check_all(st, E)
     _emit(args, lambda: report.check_json(st, res), lambda: report.check_text(st, res), compact=ds.n_samples > 1000)
@@ -164,8 +173,7 @@ def cmd_solve(args) -> int:
     from ntpcheck.embeddings import is_canonical, is_orthonormal
     from ntpcheck.properties.huang2024.bounds import prop2_by_query
 
-    ds = load(args.dataset)
-    E = _embeddings(args, ds.n_vocab)
+    ds, E = _dataset(args)
     st = analyse(ds)
     orthonormal = is_orthonormal(E)  # the canonical basis answers without computing E^T E
     solver = args.solver or ("exact" if orthonormal else mm.DEFAULT_SOLVER)
@@ -241,8 +249,7 @@ def cmd_train(args) -> int:
     from ntpcheck.model import predict_proba
     from ntpcheck.training import TrainingConfig, train
 
-    ds = load(args.dataset)
-    E = _embeddings(args, ds.n_vocab)
+    ds, E = _dataset(args)
     predict = [s.split() for s in args.predict]
     encoded = [ds.encode(s) for s in predict]  # fail on bad tokens before training
     cfg = TrainingConfig(T=args.T, T2=args.T2, eta0=args.eta0, eta=args.eta, record_attention=False, stride=max(1, max(args.T, args.T2)))

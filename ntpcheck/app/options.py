@@ -3,9 +3,10 @@
 argparse checks each option alone; this module checks them together.  An
 option that the chosen mode would ignore is refused (exit 2, one line), so a
 user never believes a setting took effect when it did not: ``verify
---dataset`` with ``--profile``, ``--seed`` or ``--no-pinned`` (one given
-dataset is checked, nothing is searched), ``--seed`` or ``--dim`` without
-``--embeddings orthonormal`` (the other embeddings are not random), and
+--dataset`` with ``--profile`` or ``--no-pinned`` (one given dataset is
+checked, nothing is searched), ``--seed`` or ``--dim`` without ``--embeddings
+orthonormal`` where they would seed embeddings (``check``, ``solve``,
+``train``, ``verify --dataset``: the other embeddings are not random), and
 ``reproduce algorithms --trials`` (only Figure 2 has trials); ``train
 --idealised --T 0`` (the idealised stage-1 margin is 0) is refused too.  Options that
 do nothing for the values given (``train --eta`` with ``--T2 0``) get a
@@ -51,13 +52,14 @@ def _warn(message: str) -> None:
 def _refuse_ignored(args: argparse.Namespace) -> None:
     """Raise :class:`NTPCheckError` for an option the command's mode would ignore."""
     given = lambda name: getattr(args, name, None) is not None  # noqa: E731 - the parser's None: not given
-    if getattr(args, "embeddings", "orthonormal") != "orthonormal":
+    searching = args.command in ("verify", "matrix") and not getattr(args, "dataset", None)  # --seed: the search's
+    if not searching and getattr(args, "embeddings", "orthonormal") != "orthonormal":
         for name in ("dim", "seed"):
             if given(name):
                 raise NTPCheckError(f"--{name} only applies to --embeddings orthonormal (the random embeddings), "
                                     f"not to --embeddings {args.embeddings}")
     if getattr(args, "dataset", None) and args.command == "verify":
-        for name, option in (("profile", "--profile"), ("seed", "--seed"), ("pinned", "--no-pinned")):
+        for name, option in (("profile", "--profile"), ("pinned", "--no-pinned")):  # --seed: of orthonormal embeddings
             if given(name):
                 raise NTPCheckError(f"{option} does not apply to verify --dataset, which checks the one dataset given "
                                     "and searches nothing; drop it, or drop --dataset to search")

@@ -70,12 +70,8 @@ class ClaimRun:
     def _failure(self, inst, o) -> str:
         from ntpcheck.properties.framework.runner import counterexample_text
 
-        lines = [f"{self.claim.name} is {o.verdict}: {o.detail}", "", counterexample_text(self.claim, inst, o).rstrip(), ""]
-        lines += ["Reproduce: save the dataset above as cex.txt, then run", "  " + self._reproduce("cex.txt")]
-        if inst.embeddings is not None:
-            lines.append("(drawn with other orthonormal embeddings; under Assumption 2 the paper's quantities "
-                         "do not depend on the choice, up to rounding)")
-        return "\n".join(lines)
+        text = counterexample_text(self.claim, inst, o, replay=self._reproduce("FILE"))
+        return "\n".join([f"{self.claim.name} is {o.verdict}: {o.detail}", "", text.rstrip(), ""])
 
     def _reproduce(self, path: str) -> str:
         if self.paper is not None:
@@ -108,13 +104,14 @@ class ClaimRun:
     # - dataset mode: the one instance given -
     def dataset_test(self, inst):
         def claim_on_dataset() -> None:
-            from ntpcheck.properties.framework import Verdict, run_on_instance
+            from ntpcheck.properties.framework import Verdict, checks_as_given, run_on_instance
 
             breaks = self.paper.violated(inst) if self.paper else _violated(inst)
-            r = self.result = run_on_instance(self.claim, inst, breaks)
+            r = self.result = run_on_instance(self.claim, inst, breaks, as_given=checks_as_given(self.claim, self.opts.header))
             if r.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
                 finding = f"\n(a registered finding: {self.claim.finding.summary})" if self.claim.finding else ""
-                raise ClaimFalsified(f"{self.claim.name} is {r.verdict} on {inst.dataset.name or 'the dataset'}: {r.detail}{finding}")
+                cex = f"\n\n{r.counterexample.rstrip()}" if r.counterexample else ""
+                raise ClaimFalsified(f"{self.claim.name} is {r.verdict} on {inst.dataset.name or 'the dataset'}: {r.detail}{finding}{cex}")
 
         return claim_on_dataset
 

@@ -64,7 +64,7 @@ class ClaimOptions:
         name = config.getoption("ntp_paper")
         try:
             self.papers = [paper(name)] if name else [paper(n) for n in PAPERS]
-            self.instance = _load_instance(config.getoption("ntp_dataset"))
+            self.instance, self.header = _load_instance(config.getoption("ntp_dataset"))
         except NTPCheckError as e:
             hint = "" if config.getoption("ntpcheck") else " (add --ntpcheck for the registered papers' claims)"
             raise pytest.UsageError(f"ntpcheck: {' '.join(str(e).split())}{hint}") from None
@@ -88,12 +88,15 @@ class ClaimOptions:
 
 
 def _load_instance(path: str | None):
+    """The instance of ``--ntp-dataset`` as its header gives it, and the header
+    (:func:`~ntpcheck.properties.framework.checks_as_given`)."""
     if path is None:
-        return None
+        return None, None
     from ntpcheck.instance import Instance
-    from ntpcheck.textformat import load
+    from ntpcheck.textformat import load_with_header
 
-    return Instance(load(path))
+    ds, header = load_with_header(path)
+    return Instance.from_header(ds, header), header
 
 
 def check_selection(config: pytest.Config, opts: ClaimOptions | None, collected: list) -> None:

@@ -98,7 +98,7 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
             if caption:
                 lines += ["", f"*{caption}*" if png else caption]
             if r.counterexample:
-                lines += ["", "Counterexample (paste into `ntpcheck check`):", "", "```", r.counterexample.rstrip(), "```"]
+                lines += ["", "Counterexample (save it as FILE; the command in its last line replays it):", "", "```", r.counterexample.rstrip(), "```"]
         with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
             f.write("\n".join(lines) + "\n")
     return os.path.join(out_dir, "report.md")

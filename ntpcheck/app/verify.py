@@ -45,12 +45,14 @@ def run_verify(args) -> int:
     _check_outputs(args)
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
+    if not getattr(args, "dataset", None) and (getattr(args, "embeddings", None) or getattr(args, "dim", None)):
+        raise NTPCheckError("--embeddings and --dim apply only with --dataset")
     out = _text_stream(args)
     t0 = time.perf_counter()
     complete = True
     try:
         if getattr(args, "dataset", None):
-            results = _on_dataset(p, claims, args.dataset)
+            results = _on_dataset(p, claims, args)
         else:
             results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
     except RunInterrupted as e:
@@ -59,8 +61,9 @@ def run_verify(args) -> int:
     if results:
         print(render.results_table(results), file=out)
     falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
-    for r in falsified:
-        print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}", file=out)
+    for r in results:  # falsified, or (on a given dataset) outside the hypotheses with the conclusion failing
+        if r.counterexample:
+            print(f"\n{r.claim.name} is {r.verdict}: {r.detail}\n{r.counterexample}", file=out)
     how = f"on {args.dataset}" if getattr(args, "dataset", None) else f"(profile {args.profile}, seed {args.seed}{_pins(args)})"
     print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s {how}", file=sys.stderr)
     if getattr(args, "report", None):
@@ -78,16 +81,28 @@ def run_verify(args) -> int:
     return 1 if (args.strict and falsified) else 0
 
 
-def _on_dataset(p, claims, path: str):
-    """Every claim on the one dataset at ``path`` (:func:`run_on_instance`)."""
-    from ntpcheck.instance import Instance
-    from ntpcheck.properties.framework import run_on_instance
-    from ntpcheck.textformat import load
+def _on_dataset(p, claims, args):
+    """Every claim on the one dataset ``args.dataset`` (:func:`run_on_instance`), with the
+    training setting its header gives (a printed counterexample's) as given, and the
+    embeddings of :func:`.embedding_choice.chosen_embeddings`."""
+    import dataclasses
 
-    inst = Instance(load(path))
+    from ntpcheck.embeddings import is_canonical
+    from ntpcheck.instance import Instance
+    from ntpcheck.properties.framework import checks_as_given, run_on_instance
+    from ntpcheck.textformat import load_with_header
+
+    from .embedding_choice import chosen_embeddings
+
+    path = args.dataset
+    ds, header = load_with_header(path)
+    E = chosen_embeddings(args, ds, header, path)
+    inst = dataclasses.replace(Instance.from_header(ds, header), embeddings=None if is_canonical(E) else E)
     breaks = p.violated(inst)
-    _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition") + f" ({inst.dataset.n_samples} samples, |V| = {inst.dataset.n_vocab})")
-    return [run_on_instance(c, inst, breaks) for c in claims]
+    setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if header.params else ""
+    _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition")
+              + f" ({ds.n_samples} samples, |V| = {ds.n_vocab}, d = {inst.d}{setting})")
+    return [run_on_instance(c, inst, breaks, as_given=checks_as_given(c, header)) for c in claims]
 
 
 def run_matrix(args) -> int:

@@ -26,7 +26,7 @@ from .algorithm_axis import AlgorithmCell, algorithm_cells
 from .runner import (COUNT_NAMES, PROFILES, ClaimResult, Profile, RunInterrupted, Search, aggregate, evaluate, prepare, run_claim, run_claims,
                      search_claim, search_settings, versions)
 from .selection import select_claims
-from .on_instance import run_on_instance
+from .on_instance import checks_as_given, run_on_instance
 from .sabotage import run_sabotage, tightest_factor
 from .verdicts import Outcome, Verdict
 
@@ -64,6 +64,7 @@ __all__ = [
     "run_claim",
     "run_claims",
     "run_on_instance",
+    "checks_as_given",
     "search_claim",
     "Search",
     "search_settings",

@@ -45,6 +45,7 @@ __all__ = [
     "run_claims",
     "RunInterrupted",
     "counterexample_text",
+    "replay_command",
     "describe",
     "per_instance_rows",
     "versions",
@@ -84,15 +85,43 @@ def describe(inst: Instance) -> dict[str, Any]:
             "algorithm": None if inst.algorithm is None else inst.algorithm.name}
 
 
-def counterexample_text(claim: Claim, inst: Instance, o: Outcome) -> str:
-    """The counterexample in the text format, its parameters and the failure in the header."""
+def counterexample_text(claim: Claim, inst: Instance, o: Outcome, replay: str | None = None) -> str:
+    """The counterexample in the text format, replayable on its own: the claim's name and
+    a comment with the failure, the instance's parameters, algorithm and embeddings in the
+    header that :func:`ntpcheck.textformat.load_with_header` reads back
+    (:mod:`ntpcheck.textheader`), the dataset, and last a comment with the command that
+    replays it (``replay``, else :func:`replay_command`)."""
     inst = prepare(claim, inst)
-    params = f"T = {inst.T}, T' = {inst.T2}, eta0 = {inst.steps[0]:.6g}, eta = {inst.steps[1]:.6g}"
-    if inst.algorithm is not None:
-        params += f", trained with {inst.algorithm.name}: {inst.algorithm.description}"
-    emb = "canonical embeddings" if inst.embeddings is None else f"embeddings {inst.E.shape[0]}x{inst.E.shape[1]}"
-    header = f"counterexample ({emb}; {params})\n{o.detail}"
-    return dumps(inst.dataset, header=header)
+    trained = "" if inst.algorithm is None else f" (trained with {inst.algorithm.name}: {inst.algorithm.description})"
+    what = " ".join(f"counterexample{trained}: {o.detail}".split())
+    lines = dataclasses.replace(inst.header(), claim=claim.name).text_lines()
+    header = "\n".join([lines[0], what, *lines[1:]])
+    command = replay or replay_command(claim)
+    return (dumps(inst.dataset, header=header, vocab=inst.embeddings is not None)
+            + f"# replay: save this text as FILE, then run: {command}\n")
+
+
+def replay_command(claim: Claim, path: str = "FILE") -> str:
+    """``ntpcheck verify --dataset PATH --claims "NAME"`` for a claim of a registered paper
+    (with ``--paper`` where it is not the default one)."""
+    from ntpcheck.properties import DEFAULT_PAPER, PAPERS, paper
+
+    owner = next((name for name in PAPERS if any(c.name == claim.name for c in paper(name).claims)), DEFAULT_PAPER)
+    where = "" if owner == DEFAULT_PAPER else f" --paper {owner}"
+    return f"ntpcheck verify{where} --dataset {path} --claims {shell_quoted(claim.name)}"
+
+
+def shell_quoted(text: str) -> str:
+    """``text`` as one shell word: in double quotes when that is safe (claim names), else :func:`shlex.quote`.
+
+    Examples
+    --------
+    >>> print(shell_quoted("Thm. 1 [norm, 2||W*||]"), shell_quoted("it's $x"))
+    "Thm. 1 [norm, 2||W*||]" 'it'"'"'s $x'
+    """
+    import shlex
+
+    return f'"{text}"' if not any(ch in text for ch in '"$`\\!') else shlex.quote(text)
 
 
 #: Significant digits of the values handed to :func:`hypothesis.target` (:func:`_quantised`).
