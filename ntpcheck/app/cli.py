@@ -357,8 +357,27 @@ COMMANDS = {"papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit status.
+
+    Run as the ``ntpcheck`` command (``argv`` None), an interrupted run ends the process
+    at once with 130 once its output is written (:func:`ntpcheck.interrupt.exit_now`).
+    """
+    rc = _main(argv)
+    if rc == INTERRUPTED and argv is None:
+        from ntpcheck import interrupt
+
+        interrupt.exit_now(rc)
+    return rc
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from ntpcheck import interrupt
+
+    interrupt.install()  # a Ctrl-C swallowed somewhere is raised again at the next check
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # while the claims' modules load
+        return _interrupted()
     try:
         # Overflow in a diverging run is reported in the output (stopped, non_finite), not as numpy warnings.
         with np.errstate(all="ignore"):
@@ -372,8 +391,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine; see the limits in `ntpcheck.textformat`)")
     except KeyboardInterrupt:
-        print("ntpcheck: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return _interrupted()
+
+
+def _interrupted() -> int:
+    """Ctrl-C outside a run that keeps its finished part: one line, exit 130."""
+    print("ntpcheck: interrupted", file=sys.stderr)
+    return INTERRUPTED
 
 
 def _fail(message: str) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
+from ntpcheck import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import RunInterrupted, Verdict, algorithm_cells, matrix_cells, run_claims, select_claims, versions
@@ -55,6 +56,7 @@ def run_verify(args) -> int:
             results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
     except RunInterrupted as e:
         results, complete = e.results, False
+        interrupt.ignore_further()  # a second Ctrl-C must not lose what is written now
         print(f"\ninterrupted: {len(e.results)} of {e.of} claims finished; writing those", file=sys.stderr)
     if results:
         print(render.results_table(results), file=out)
@@ -87,7 +89,13 @@ def _on_dataset(p, claims, path: str):
     inst = Instance(load(path))
     breaks = p.violated(inst)
     _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition") + f" ({inst.dataset.n_samples} samples, |V| = {inst.dataset.n_vocab})")
-    return [run_on_instance(c, inst, breaks) for c in claims]
+    results = []
+    for c in claims:
+        try:
+            results.append(run_on_instance(c, inst, breaks))
+        except KeyboardInterrupt:
+            raise RunInterrupted(results, len(claims)) from None
+    return results
 
 
 def run_matrix(args) -> int:
@@ -119,6 +127,7 @@ def _cells(run, p, claims, args) -> tuple[list, bool]:
     try:
         return run(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned), True
     except RunInterrupted as e:
+        interrupt.ignore_further()
         print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
         return e.results, False
 
