@@ -22,12 +22,14 @@ False
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["install", "requested", "check", "clear", "ignore_further", "exit_now"]
+__all__ = ["run_command", "install", "handling", "requested", "check", "clear", "ignore_further", "exit_now"]
 
 _requested = False
 
@@ -55,6 +57,34 @@ def install() -> None:
         signal.signal(signal.SIGINT, _handler)
         if getattr(sys.unraisablehook, "__name__", "") != "unraisable":
             sys.unraisablehook = _unraisable(sys.unraisablehook)
+
+
+@contextlib.contextmanager
+def handling() -> Iterator[None]:
+    """:func:`install` for the duration of the block, then the previous SIGINT handler and
+    ``sys.unraisablehook`` again, and the request forgotten (for callers in a longer-lived
+    process, such as the tests calling :func:`ntpcheck.app.cli.main`).
+
+    Examples
+    --------
+    >>> import signal
+    >>> before = signal.getsignal(signal.SIGINT)
+    >>> with handling():
+    ...     signal.getsignal(signal.SIGINT) is _handler
+    True
+    >>> signal.getsignal(signal.SIGINT) is before
+    True
+    """
+    main = threading.current_thread() is threading.main_thread()
+    previous = (signal.getsignal(signal.SIGINT), sys.unraisablehook) if main else None
+    install()
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous[0])
+            sys.unraisablehook = previous[1]
+        clear()
 
 
 def ignore_further() -> None:
@@ -92,3 +122,20 @@ def clear() -> None:
     """Forget an earlier Ctrl-C (for a caller that handled it and goes on)."""
     global _requested
     _requested = False
+
+
+def run_command(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None, interrupted: int) -> int:
+    """``run(argv)`` with Ctrl-C handled here, returning its exit status.
+
+    As a process's command (``argv`` None) an ``interrupted`` status ends the process at once
+    (:func:`exit_now`: the run has written its output by then); called with ``argv`` (tests,
+    scripts) it returns, with the caller's SIGINT handler back in place (:func:`handling`).
+    """
+    if argv is not None:
+        with handling():
+            return run(argv)
+    install()
+    rc = run(argv)
+    if rc == interrupted:
+        exit_now(rc)
+    return rc

@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ntpcheck import interrupt
 from ntpcheck.assumptions import check_all
 from ntpcheck.embeddings import as_embeddings, canonical, random_orthonormal
 from ntpcheck.errors import EmbeddingError, NTPCheckError
@@ -337,7 +338,7 @@ def cmd_reproduce(args) -> int:
     from .figures import csv_text, figure2, figure2_data
     from .output import check_output_dir
 
-    check_output_dir(args.out, "--out")
+    check_output_dir(args.out, "--out", empty=False)  # the figures are written beside what is there
     t0 = time.perf_counter()
     if args.figure == "algorithms":
         from .algorithms_figure import reproduce_algorithms
@@ -357,23 +358,12 @@ COMMANDS = {"papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``) and return its exit status.
-
-    Run as the ``ntpcheck`` command (``argv`` None), an interrupted run ends the process
-    at once with 130 once its output is written (:func:`ntpcheck.interrupt.exit_now`).
-    """
-    rc = _main(argv)
-    if rc == INTERRUPTED and argv is None:
-        from ntpcheck import interrupt
-
-        interrupt.exit_now(rc)
-    return rc
+    """Run the command line ``argv`` (None: ``sys.argv[1:]``, as the ``ntpcheck`` command) and
+    return its exit status; Ctrl-C as :func:`ntpcheck.interrupt.run_command` says."""
+    return interrupt.run_command(_run, argv, INTERRUPTED)
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    from ntpcheck import interrupt
-
-    interrupt.install()  # a Ctrl-C swallowed somewhere is raised again at the next check
+def _run(argv: Sequence[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except KeyboardInterrupt:  # while the claims' modules load
@@ -394,8 +384,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return _interrupted()
 
 
-def _interrupted() -> int:
-    """Ctrl-C outside a run that keeps its finished part: one line, exit 130."""
+def _interrupted() -> int:  # Ctrl-C outside a run that keeps its finished part
     print("ntpcheck: interrupted", file=sys.stderr)
     return INTERRUPTED
 
