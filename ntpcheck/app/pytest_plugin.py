@@ -110,6 +110,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("ntpcheck") or any(config.getoption(o) for o in ("ntp_dataset", "ntp_claims", "ntp_paper")):
         config.stash[_OPTIONS] = _Options(config)  # a bad option fails here, before any collection
     config.pluginmanager.register(_Verdicts(), "ntpcheck-verdicts")
+    if config.getoption("ntpcheck"):
+        from .pytest_interrupt import CtrlC
+
+        config.pluginmanager.register(CtrlC(), "ntpcheck-ctrl-c")
 
 
 _OPTIONS = pytest.StashKey["_Options"]()
