@@ -8,6 +8,8 @@ plugin adds, registered only under ``--ntpcheck``:
   finaliser (numba's compiler calls back into Python) is raised again at the
   next instance instead of being swallowed or reported as an internal error;
 * exit status 130 (pytest's own is 2), as ``ntpcheck verify`` gives;
+* no seconds spent rendering the interrupted traceback, of which pytest
+  shows one line (``--full-trace`` aside);
 * an immediate end once pytest has written everything (its summary, any
   ``--junitxml``): the interpreter's teardown with the compiled kernels'
   libraries loaded takes seconds.
@@ -31,6 +33,16 @@ class CtrlC:
         # After every plugin's pytest_configure: pytest's own sys.unraisablehook is installed then,
         # and ours must be in front of it.
         interrupt.install()
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.full_trace = bool(config.getoption("fulltrace", False))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo) -> None:
+        # pytest renders the whole traceback (with every frame's source) before it prints one line
+        # of it: seconds through Hypothesis, cvxpy and numba.  The last frame is all it shows.
+        if not self.full_trace and len(excinfo.traceback) > 1:
+            excinfo.traceback = excinfo.traceback[-1:]
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if interrupt.requested():

@@ -113,7 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("ntpcheck"):
         from .pytest_interrupt import CtrlC
 
-        config.pluginmanager.register(CtrlC(), "ntpcheck-ctrl-c")
+        config.pluginmanager.register(CtrlC(config), "ntpcheck-ctrl-c")
 
 
 _OPTIONS = pytest.StashKey["_Options"]()
