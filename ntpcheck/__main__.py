@@ -1,18 +1,7 @@
-"""``python -m ntpcheck``: the same as the ``ntpcheck`` command.
-
-Ctrl-C is handled from the first moment (:mod:`ntpcheck.interrupt`), also while
-the command line's modules load: one line and exit 130, never a traceback.
-"""
+"""``python -m ntpcheck``: the same as the ``ntpcheck`` command (:mod:`ntpcheck.app.command`)."""
 
 import sys
 
-from ntpcheck import interrupt
-
-interrupt.install()
-try:
-    from ntpcheck.app.cli import main
-except KeyboardInterrupt:
-    print("ntpcheck: interrupted", file=sys.stderr)
-    sys.exit(130)
+from ntpcheck.app.command import main
 
 sys.exit(main())

@@ -119,3 +119,21 @@ def test_ctrl_c_in_other_commands(tmp_path, argv, ready):
     rc, took, out, err = _interrupt(argv, tmp_path, ready=ready, settle=0.5)
     _assert_clean(rc, took, err)
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".ntpcheck-")]
+
+
+@pytest.mark.parametrize("delay", [0.4, 0.8])
+def test_ctrl_c_while_the_command_starts(tmp_path, delay):
+    """The installed ``ntpcheck`` script, interrupted while its modules load (before any work):
+    one line, 130.  (Python's own start, the first tens of milliseconds, is out of reach: a
+    Ctrl-C then is Python's.  A stale script from before ``ntpcheck.app.command`` needs
+    ``pip install -e .``.)"""
+    script = os.path.join(os.path.dirname(sys.executable), "ntpcheck")
+    if not os.path.exists(script):
+        pytest.skip("no ntpcheck script beside this Python")
+    proc = subprocess.Popen([script, "verify", "--profile", "quick"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err, err[-2000:]
