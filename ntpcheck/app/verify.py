@@ -65,16 +65,16 @@ def run_verify(args) -> int:
         print(f"\n{r.claim.name} is falsified: {r.detail}\n{r.counterexample}", file=out)
     how = f"on {args.dataset}" if getattr(args, "dataset", None) else f"(profile {args.profile}, seed {args.seed}{_pins(args)})"
     print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s {how}", file=sys.stderr)
+    obj = render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned)
+    obj["complete"] = complete
+    if getattr(args, "dataset", None):
+        obj["dataset"] = args.dataset
+    write_json(args.json_path, obj)  # first: a report refused at the end (DIR filled meanwhile) loses no verdict
     if getattr(args, "report", None):
         from .reportmd import write_report
 
         path = write_report(args.report, results, args.profile, args.seed, complete=complete)
         print(f"report written to {path}", file=sys.stderr)
-    obj = render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned)
-    obj["complete"] = complete
-    if getattr(args, "dataset", None):
-        obj["dataset"] = args.dataset
-    write_json(args.json_path, obj)
     if not complete:
         return INTERRUPTED
     return 1 if (args.strict and falsified) else 0
