@@ -1,7 +1,7 @@
-"""``python -m ntpcheck``: the same as the ``ntpcheck`` command."""
+"""``python -m ntpcheck``: the same as the ``ntpcheck`` command (:mod:`ntpcheck.app.command`)."""
 
 import sys
 
-from ntpcheck.app.cli import main
+from ntpcheck.app.command import main
 
 sys.exit(main())

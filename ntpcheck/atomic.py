@@ -1,21 +1,31 @@
-"""Atomic file output: every file ntpcheck writes appears whole or not at all.
+"""Safe file output: every file ntpcheck writes appears whole or not at all, and nothing
+the user had is destroyed.
 
-Files get the permissions an ordinary ``open(path, "w")`` would give them
-(``0o666`` minus the umask), not ``mkstemp``'s ``0o600``.  A directory of
-outputs (a report) is written into a fresh sibling directory and swapped in
-whole (:func:`atomic_directory`), so an interrupted run never leaves new
-plots beside an old ``report.md``.
+* A regular file is written to a temporary file beside it and renamed over it
+  (:func:`atomic_write_bytes`), so it is never half-written.  A new file gets
+  the permissions ``open(path, "w")`` would give it (``0o666`` minus the
+  umask, not ``mkstemp``'s ``0o600``); a replaced one keeps its own.
+* A symbolic link is followed: its target is replaced and the link kept.
+* A character device or FIFO (``/dev/null``, a named pipe read by another
+  program) is written through as a stream, never replaced by a regular file;
+  other special files (block devices, sockets) are refused (:func:`output_kind`).
+* A directory of outputs (a report) is written only into a new or empty
+  directory (:func:`fresh_directory`): nothing already there is ever removed.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
+import stat
 import tempfile
 from collections.abc import Iterable
 
-__all__ = ["atomic_write_bytes", "atomic_write_chunks", "atomic_write_text", "atomic_directory"]
+from .errors import OutputPathError
+
+__all__ = ["atomic_write_bytes", "atomic_write_chunks", "atomic_write_text", "output_kind", "not_empty", "fresh_directory", "STREAM", "FILE", "NEW"]
+
+#: :func:`output_kind`'s answers: written through as a stream, replaced atomically, created.
+STREAM, FILE, NEW = "stream", "file", "new"
 
 
 def _umask() -> int:
@@ -24,22 +34,64 @@ def _umask() -> int:
     return mask
 
 
+def output_kind(path: str) -> str:
+    """How ``path`` (symbolic links followed) is written: :data:`STREAM` (a character device
+    or FIFO), :data:`FILE` (an existing regular file) or :data:`NEW` (nothing there yet).
+
+    Raises :class:`OutputPathError` for a directory, a block device or a socket.
+
+    Examples
+    --------
+    >>> output_kind("/dev/null"), output_kind("/nonexistent-ntpcheck-file")
+    ('stream', 'new')
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # not there (a path through a file: its caller says why)
+        return NEW
+    if stat.S_ISREG(mode):
+        return FILE
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
+        return STREAM
+    what = "a directory" if stat.S_ISDIR(mode) else "a block device" if stat.S_ISBLK(mode) else "a socket or other special file"
+    raise OutputPathError(f"{path}: is {what}, not a file ntpcheck can write")
+
+
 def atomic_write_bytes(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and ``os.replace`` (no half-written files)."""
+    """Write ``data`` to ``path``: through a temporary file and ``os.replace`` (no half-written
+    files) for a regular or new file, the target of a symbolic link (the link is kept); as a
+    stream for a character device or FIFO.  An error names ``path``, never the temporary file."""
     atomic_write_chunks(path, (data,))
 
 
 def atomic_write_chunks(path: str, chunks: Iterable[bytes]) -> None:
     """:func:`atomic_write_bytes` of the pieces ``chunks`` yields, written as they come
     (a large document is never held whole)."""
-    d = os.path.dirname(os.path.abspath(path)) or "."
+    real = os.path.realpath(path)
+    try:
+        if output_kind(real) == STREAM:
+            with open(real, "wb") as f:
+                f.writelines(chunks)
+            return
+        _replace(real, chunks)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, path) from None
+
+
+def _replace(real: str, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to the regular file ``real`` via a temporary file in its directory."""
+    d = os.path.dirname(real)
     os.makedirs(d, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".ntpcheck-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(chunks)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        os.replace(tmp, real)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -51,25 +103,40 @@ def atomic_write_text(path: str, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-@contextlib.contextmanager
-def atomic_directory(path: str):
-    """Yield a fresh temporary directory beside ``path``; on success it replaces ``path``
-    as a whole (an old ``path`` is removed), on any error or interrupt it is removed
-    and ``path`` is left as it was."""
-    path = os.path.abspath(path)
-    parent = os.path.dirname(path)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(dir=parent, prefix=".ntpcheck-")
+def not_empty(path: str) -> str | None:
+    """Why the directory ``path`` cannot take a report (``is not empty (...); ...``), or None if empty."""
+    entries = sorted(os.listdir(path))
+    if not entries:
+        return None
+    shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+    return (f"is not empty ({len(entries)} entr{'y' if len(entries) == 1 else 'ies'}: {shown}); ntpcheck writes only "
+            "into a new or empty directory and never deletes anything: choose another directory, or empty this one yourself")
+
+
+def fresh_directory(path: str) -> str:
+    """Create ``path`` (and its parents), or accept it if it is an empty directory, and return
+    it; raise :class:`OutputPathError` if it holds anything: ntpcheck never writes into, let
+    alone replaces, a directory with someone's files in it.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> fresh_directory(os.path.join(d, "report")) == os.path.join(d, "report")
+    True
+    >>> open(os.path.join(d, "report", "notes.tex"), "w").close()
+    >>> fresh_directory(os.path.join(d, "report"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ntpcheck.errors.OutputPathError: ... is not empty (1 entry: notes.tex); ...
+    """
+    if os.path.isdir(path):
+        reason = not_empty(path)
+        if reason:
+            raise OutputPathError(f"{path} {reason}")
+        return path
     try:
-        os.chmod(tmp, 0o777 & ~_umask())
-        yield tmp
-        old = None
-        if os.path.exists(path):
-            old = tempfile.mkdtemp(dir=parent, prefix=".ntpcheck-old-")
-            os.replace(path, os.path.join(old, "d"))
-        os.replace(tmp, path)
-        if old:
-            shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        os.makedirs(path)
+    except OSError as e:
+        raise OutputPathError(f"{path}: cannot create it ({e.strerror})") from None
+    return path

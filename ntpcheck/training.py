@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import model, stage2_step
+from . import interrupt, model, stage2_step
 from .data import Dataset
 from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
@@ -176,6 +176,7 @@ def _ngd(
     W = W0.copy()
     recorded = recorded_mask(n_steps, stride)
     for t in range(n_steps + 1):
+        interrupt.check()
         G, lo, *extra = grad(W)
         scale = float(np.max(np.abs(G))) if G.size else 0.0
         if recorded[t]:
@@ -279,11 +280,36 @@ def _use_compiled(compiled: bool | None, work: int, E: np.ndarray) -> bool:
     return work <= COMPILED_MAX_WORK and (is_canonical(E) or max(E.shape) <= COMPILED_MAX_DIM)
 
 
+#: Steps of the first compiled chunk; later chunks are sized to take about :data:`_CHUNK_SECONDS`.
+_FIRST_CHUNK = 1024
+#: Seconds of one compiled chunk: the compiled loop returns to Python this often, so that
+#: Ctrl-C (whose handler runs only in Python) takes effect within a fraction of a second.
+_CHUNK_SECONDS = 0.05
+
+
+def _next_chunk(chunk: int, steps: int, seconds: float) -> int:
+    """The next chunk's steps: ``chunk`` rescaled so that it takes about :data:`_CHUNK_SECONDS`
+    (growing at most tenfold a time, within [1, 2^20]; a chunk cut short by a full buffer or the
+    end of the run says nothing).
+
+    Examples
+    --------
+    >>> _next_chunk(1024, 1024, 0.5), _next_chunk(1024, 1024, 0.0), _next_chunk(1024, 3, 0.5)
+    (102, 10240, 1024)
+    """
+    if steps < chunk:  # the buffer filled or the run ended first
+        return chunk
+    per_step = max(seconds, 1e-9) / steps
+    return int(min(max(_CHUNK_SECONDS / per_step, 1), 10 * chunk, 2**20))
+
+
 def _ngd_compiled(block, W0: np.ndarray, n_steps: int, eta: float, rec: Recorder, stride: int,
                   extra_shape: tuple, *args) -> tuple[np.ndarray, str | None]:
-    """:func:`_ngd` run by a compiled ``block`` of :mod:`ntpcheck.kernels` (``block(W, t, n_steps,
+    """:func:`_ngd` run by a compiled ``block`` of :mod:`ntpcheck.kernels` (``block(W, t, stop, n_steps,
     recorded, eta, *args, *buffers)``), whose recorded steps are handed to ``rec`` a buffer at a time;
-    ``extra_shape`` is the shape of what a step records besides ``W`` (stage 2: the attention)."""
+    ``extra_shape`` is the shape of what a step records besides ``W`` (stage 2: the attention).
+    The loop runs in chunks of about :data:`_CHUNK_SECONDS` (:func:`_next_chunk`), with
+    :func:`ntpcheck.interrupt.check` between them; the steps are the same whatever the chunks."""
     from . import kernels
 
     W = np.array(W0, dtype=float, order="C")
@@ -292,10 +318,13 @@ def _ngd_compiled(block, W0: np.ndarray, n_steps: int, eta: float, rec: Recorder
     out = (np.empty(cap, dtype=np.int64), np.empty((cap, *W.shape)), np.empty(cap), np.empty(cap),
            np.empty((cap, *extra_shape)))
     recorded = recorded_mask(n_steps, stride)
-    t, status = 0, kernels.RUNNING
+    t, status, chunk = 0, kernels.RUNNING, _FIRST_CHUNK
     while status == kernels.RUNNING:
-        t, k, status = block(W, t, n_steps, recorded, eta, *args, *out)
+        interrupt.check()
+        t0, start = time.perf_counter(), t
+        t, k, status = block(W, t, t + chunk, n_steps, recorded, eta, *args, *out)
         rec.extend(*(a[:k] for a in out))
+        chunk = _next_chunk(chunk, t - start, time.perf_counter() - t0)
     if status == kernels.ZERO_GRADIENT:
         return W, _stopped(_ZERO, t)
     if status == kernels.NOT_FINITE:

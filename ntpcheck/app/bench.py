@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-from ntpcheck import maxmargin as mm
+from ntpcheck import interrupt, maxmargin as mm
 from ntpcheck.maxmargin import eq2_matrix, solve_eq3_exact
 from ntpcheck.structure import analyse
 from ntpcheck.synthetic import SOLVER_KINDS, solver_dataset
@@ -101,6 +101,7 @@ def _eq2(ds, method: str):
 def _timed(f, repeat: int):
     best, out = float("inf"), None
     for _ in range(repeat):
+        interrupt.check()  # a Ctrl-C that a solver's finaliser swallowed
         t0 = time.perf_counter()
         sol = f()
         sec = time.perf_counter() - t0

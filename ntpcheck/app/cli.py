@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ntpcheck import interrupt
 from ntpcheck.assumptions import check_all, failed
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.structure import analyse
@@ -354,7 +355,7 @@ def cmd_reproduce(args) -> int:
     from .figures import csv_text, figure2, figure2_data
     from .output import check_output_dir
 
-    check_output_dir(args.out, "--out")
+    check_output_dir(args.out, "--out", empty=False)  # the figures are written beside what is there
     t0 = time.perf_counter()
     if args.figure == "algorithms":
         from .algorithms_figure import reproduce_algorithms
@@ -374,8 +375,17 @@ COMMANDS = {"claims": cmd_claims, "papers": cmd_papers, "reproduce": cmd_reprodu
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (None: ``sys.argv[1:]``, as the ``ntpcheck`` command) and
+    return its exit status; Ctrl-C as :func:`ntpcheck.interrupt.run_command` says."""
+    return interrupt.run_command(_run, argv, INTERRUPTED)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     ascii_safe_streams()
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:  # while the claims' modules load
+        return _interrupted()
     try:
         check_options(args)
         # Overflow in a diverging run is reported in the output (stopped, non_finite), not as numpy warnings.
@@ -390,8 +400,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemoryError:
         return _fail("out of memory (the input is too large for this machine; see the limits in `ntpcheck.textformat`)")
     except KeyboardInterrupt:
-        print("ntpcheck: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return _interrupted()
+
+
+def _interrupted() -> int:  # Ctrl-C outside a run that keeps its finished part
+    print("ntpcheck: interrupted", file=sys.stderr)
+    return INTERRUPTED
 
 
 def _fail(message: str) -> int:

@@ -15,8 +15,8 @@ options default to None in the parser and get their documented default here.
 
 Output paths are checked here too (:func:`.output.check_output_file`): a
 ``--json`` path that is one of the command's input files is refused (writing
-it would destroy the input), and so is a ``--report`` directory that holds
-anything but an earlier report (the report replaces the directory whole).
+it would destroy the input).  (``--report`` takes only a new or empty
+directory: :func:`.output.check_output_dir`.)
 """
 
 from __future__ import annotations
@@ -95,33 +95,12 @@ def _check_json_path(args: argparse.Namespace) -> None:
                 raise OutputPathError(f"--json {path}: is the input file {source}; writing it would destroy it")
 
 
-def _is_report(entry: os.DirEntry) -> bool:
-    """Whether ``entry`` is a part of an ntpcheck report (``report.md``, ``plots/`` of PNG files)."""
-    if entry.name == "plots" and entry.is_dir(follow_symlinks=False):
-        return all(e.name.endswith(".png") and e.is_file(follow_symlinks=False) for e in os.scandir(entry.path))
-    return entry.name == "report.md" and entry.is_file(follow_symlinks=False)
-
-
-def _check_report_dir(args: argparse.Namespace) -> None:
-    """Refuse a ``--report`` directory holding anything but an earlier report: the report
-    replaces the directory as a whole, so ``--report .`` would delete the user's files."""
-    path = getattr(args, "report", None)
-    if not path or not os.path.isdir(path):
-        return
-    others = sorted(e.name for e in os.scandir(path) if not _is_report(e))
-    if others:
-        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
-        raise OutputPathError(f"--report {path}: holds files that are not an ntpcheck report ({shown}); the report replaces "
-                              "the directory as a whole, so give a new or empty directory")
-
-
 def check_options(args: argparse.Namespace) -> None:
     """Refuse ignored options, warn about inert ones, check the ``--json`` path, and fill
     in the defaults of the options that the parser leaves at None."""
     _refuse_ignored(args)
     _warn_inert(args)
     _check_json_path(args)
-    _check_report_dir(args)
     for name, value in DEFAULTS.items():
         if getattr(args, name, False) is None:
             setattr(args, name, value)

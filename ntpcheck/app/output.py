@@ -14,12 +14,13 @@ import json
 import math
 import os
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 
 import numpy as np
 import orjson
 
-from ntpcheck.atomic import atomic_write_chunks
+from ntpcheck.atomic import STREAM, atomic_write_chunks, not_empty, output_kind
 from ntpcheck.errors import OutputPathError
 from ntpcheck.versions import package_versions
 
@@ -154,45 +155,75 @@ def json_text(obj: dict, compact: bool = False) -> str:
     return b"".join(json_chunks(obj, compact)).decode()
 
 
+def _where(path: str, real: str) -> str:
+    """``path`` as the user gave it, and where a symbolic link leads if it does."""
+    return path if os.path.abspath(path) == real else f"{path} (-> {real})"
+
+
+def _probe(directory: str, path: str, option: str) -> None:
+    """Raise :class:`OutputPathError` unless a file can be created in ``directory``: tried for
+    real, with a temporary file removed at once (``os.access`` says yes to root everywhere,
+    also on read-only file systems and under ``/proc``)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".ntpcheck-probe-")
+    except OSError as e:
+        raise OutputPathError(f"{option} {path}: cannot write in {directory} ({e.strerror})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
 def check_output_file(path: str | None, option: str) -> None:
-    """Raise :class:`OutputPathError` unless ``path`` (a file to be written; ``-`` is
-    standard output) can be written: its directory exists and is writable, and it is
-    not itself a directory."""
+    """Raise :class:`OutputPathError` unless ``path`` (a file to be written; ``-`` is standard
+    output) can be written, before any work is done.
+
+    A symbolic link is followed (its target is checked, and later replaced; the link is kept).
+    A character device or FIFO is accepted as a stream (written through, never replaced).
+    A directory, a block device or a socket is refused, and so is a path whose directory is
+    missing or cannot be written in (tried with a real file: :func:`_probe`).  Every message
+    names ``path`` as given.
+    """
     if path is None or path == "-":
         return
     if path == "":
         raise OutputPathError(f"{option}: empty path")
-    full = os.path.abspath(path)
-    parent = os.path.dirname(full)
-    if os.path.isdir(full):
-        raise OutputPathError(f"{option} {path}: is a directory, not a file")
+    real = os.path.realpath(path)
+    try:
+        kind = output_kind(real)
+    except OutputPathError as e:
+        raise OutputPathError(f"{option} {_where(path, real)}: {str(e).split(': ', 1)[-1]}") from None
+    if kind == STREAM:
+        return
+    parent = os.path.dirname(real)
     if not os.path.isdir(parent):
         what = "is not a directory" if os.path.exists(parent) else "does not exist"
         raise OutputPathError(f"{option} {path}: {parent} {what}")
-    if not os.access(parent, os.W_OK | os.X_OK):  # enough: the file is replaced by a rename in parent
-        raise OutputPathError(f"{option} {path}: cannot write in {parent} (permission denied)")
+    _probe(parent, path, option)
 
 
-def check_output_dir(path: str | None, option: str) -> None:
-    """Raise :class:`OutputPathError` unless ``path`` is, or can be created as, a writable directory."""
+def check_output_dir(path: str | None, option: str, empty: bool = True) -> None:
+    """Raise :class:`OutputPathError` unless ``path`` is, or can be created as, a directory that
+    can be written in, before any work is done; with ``empty`` (``--report``) an existing
+    directory must also be empty (:func:`ntpcheck.atomic.fresh_directory`: nothing the user had
+    is ever overwritten or deleted)."""
     if path is None:
         return
     if path == "":
         raise OutputPathError(f"{option}: empty path")
-    full = os.path.abspath(path)
-    if os.path.exists(full):
-        if not os.path.isdir(full):
+    real = os.path.realpath(path)
+    if os.path.exists(real):
+        if not os.path.isdir(real):
             raise OutputPathError(f"{option} {path}: exists and is not a directory")
-        if not os.access(full, os.W_OK | os.X_OK):
-            raise OutputPathError(f"{option} {path}: cannot write in it (permission denied)")
+        reason = not_empty(real) if empty else None
+        if reason:
+            raise OutputPathError(f"{option} {_where(path, real)} {reason}")
+        _probe(real, path, option)
         return
-    parent = os.path.dirname(full)
+    parent = os.path.dirname(real)
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent):
         raise OutputPathError(f"{option} {path}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputPathError(f"{option} {path}: cannot create it in {parent} (permission denied)")
+    _probe(parent, path, option)
 
 
 def write_json(path: str | None, obj: dict, compact: bool = False) -> None:

@@ -105,6 +105,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_OPTIONS] = ClaimOptions(config)  # a bad option fails here, before any collection
         use_profiles_unless_chosen(config)
     config.pluginmanager.register(_Verdicts(), "ntpcheck-verdicts")
+    if config.getoption("ntpcheck"):
+        from .pytest_interrupt import CtrlC
+
+        config.pluginmanager.register(CtrlC(config), "ntpcheck-ctrl-c")
 
 
 def use_profiles_unless_chosen(config: pytest.Config | None = None) -> None:

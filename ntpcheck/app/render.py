@@ -214,10 +214,11 @@ def results_json(results: list[ClaimResult], paper: str, profile: str, seed: int
 
 
 def matrix_table(cells: list[MatrixCell], conditions) -> str:
-    """The assumption-necessity matrix as text; ``*`` marks a condition the claim does not list."""
+    """The assumption-necessity matrix as text; ``*`` marks a condition the claim does not list,
+    ``-`` a cell not run (an interrupted run's last row is partial)."""
     names = list(dict.fromkeys(c.claim.name for c in cells))
     by = {(c.claim.name, c.condition): c for c in cells}
-    rows = [[n] + [matrix_cell_text(by[(n, cond)]) for cond in conditions] for n in names]
+    rows = [[n] + [matrix_cell_text(by[(n, cond)]) if (n, cond) in by else "-" for cond in conditions] for n in names]
     return table(rows, ["claim"] + [f"without {c}" for c in conditions])
 
 

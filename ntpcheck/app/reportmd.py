@@ -4,7 +4,9 @@
 verdict and numbers, one plot (``DIR/plots/*.png``, :mod:`.reportplots`: the
 worst instance's or the counterexample's measured quantity against its bound,
 or every instance's slack) captioned with the instance's sizes and step sizes,
-and any counterexample in the text format.  The directory is written as a whole.
+and any counterexample in the text format.  ``DIR`` must be new or empty
+(:func:`ntpcheck.atomic.fresh_directory`): nothing already there is ever
+overwritten or deleted.  Each file is written atomically, ``report.md`` last.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 
-from ntpcheck.atomic import atomic_directory
+from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, fresh_directory
 from ntpcheck.properties.framework import ClaimResult, Verdict
 
 from .render import c0_text, counts_text, result_summary
@@ -63,9 +65,9 @@ def _title(name: str, what: str) -> str:
 
 
 def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: int, complete: bool = True) -> str:
-    """Write ``out_dir/report.md`` and its plots as a whole: into a fresh directory
-    that replaces ``out_dir`` only once everything is written (an old report's
-    plots never survive beside a new ``report.md``)."""
+    """Write ``out_dir/report.md`` and its plots into ``out_dir``, which must be new or empty
+    (checked again here; :class:`ntpcheck.errors.OutputPathError` otherwise), so no old report's
+    plots ever sit beside a new ``report.md`` and nothing of the user's is touched."""
     lines = [
         "# ntpcheck verification report",
         "",
@@ -81,24 +83,22 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
     for r in results:
         lines.append(f"| {_md(r.claim.id)} | {_md(r.claim.reading or '')} | **{r.verdict.value}** | {_md(counts_text(r.counts))} | "
                      f"{r.min_tested} | {_md(result_summary(r))} |")
-    with atomic_directory(out_dir) as tmp:
-        os.makedirs(os.path.join(tmp, "plots"))
-        used: set[str] = set()
-        for r in results:
-            lines += ["", f"## {r.claim.name}: {r.verdict.value}", "", f"*{r.claim.statement}*", "",
-                      f"Assumptions: {', '.join(r.claim.assumptions)}. {r.detail}"]
-            if r.measured.get("implied_c0") is not None:
-                lines[-1] += f" Theorem 2's constant: {c0_text(r.measured)}."
-            png, caption = _figure(r)
-            if png:
-                name = _unique(f"plots/{_slug(r.claim.name)}", used) + ".png"
-                with open(os.path.join(tmp, name), "wb") as f:  # the directory is swapped in whole
-                    f.write(png)
-                lines += ["", f"![{_md(r.claim.name)}]({name})"]
-            if caption:
-                lines += ["", f"*{caption}*" if png else caption]
-            if r.counterexample:
-                lines += ["", "Counterexample (save it as FILE; the command in its last line replays it):", "", "```", r.counterexample.rstrip(), "```"]
-        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-    return os.path.join(out_dir, "report.md")
+    fresh_directory(out_dir)
+    used: set[str] = set()
+    for r in results:
+        lines += ["", f"## {r.claim.name}: {r.verdict.value}", "", f"*{r.claim.statement}*", "",
+                  f"Assumptions: {', '.join(r.claim.assumptions)}. {r.detail}"]
+        if r.measured.get("implied_c0") is not None:
+            lines[-1] += f" Theorem 2's constant: {c0_text(r.measured)}."
+        png, caption = _figure(r)
+        if png:
+            name = _unique(f"plots/{_slug(r.claim.name)}", used) + ".png"
+            atomic_write_bytes(os.path.join(out_dir, name), png)  # creates plots/ on the first one
+            lines += ["", f"![{_md(r.claim.name)}]({name})"]
+        if caption:
+            lines += ["", f"*{caption}*" if png else caption]
+        if r.counterexample:
+            lines += ["", "Counterexample (save it as FILE; the command in its last line replays it):", "", "```", r.counterexample.rstrip(), "```"]
+    path = os.path.join(out_dir, "report.md")
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path

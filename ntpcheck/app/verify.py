@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
+from ntpcheck import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import RunInterrupted, Verdict, algorithm_cells, matrix_cells, run_claims, select_claims, versions
@@ -57,6 +58,7 @@ def run_verify(args) -> int:
             results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
     except RunInterrupted as e:
         results, complete = e.results, False
+        interrupt.ignore_further()  # a second Ctrl-C must not lose what is written now
         print(f"\ninterrupted: {len(e.results)} of {e.of} claims finished; writing those", file=sys.stderr)
     if results:
         print(render.results_table(results), file=out)
@@ -66,16 +68,16 @@ def run_verify(args) -> int:
             print(f"\n{r.claim.name} is {r.verdict}: {r.detail}\n{r.counterexample}", file=out)
     how = f"on {args.dataset}" if getattr(args, "dataset", None) else f"(profile {args.profile}, seed {args.seed}{_pins(args)})"
     print(f"\n{len(results)} claims of {p.name} checked in {time.perf_counter() - t0:.1f} s {how}", file=sys.stderr)
+    obj = render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned)
+    obj["complete"] = complete
+    if getattr(args, "dataset", None):
+        obj["dataset"] = args.dataset
+    write_json(args.json_path, obj)  # first: a report refused at the end (DIR filled meanwhile) loses no verdict
     if getattr(args, "report", None):
         from .reportmd import write_report
 
         path = write_report(args.report, results, args.profile, args.seed, complete=complete)
         print(f"report written to {path}", file=sys.stderr)
-    obj = render.results_json(results, p.name, args.profile, args.seed, versions(), args.pinned)
-    obj["complete"] = complete
-    if getattr(args, "dataset", None):
-        obj["dataset"] = args.dataset
-    write_json(args.json_path, obj)
     if not complete:
         return INTERRUPTED
     return 1 if (args.strict and falsified) else 0
@@ -102,7 +104,13 @@ def _on_dataset(p, claims, args):
     setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if header.params else ""
     _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition")
               + f" ({ds.n_samples} samples, |V| = {ds.n_vocab}, d = {inst.d}{setting})")
-    return [run_on_instance(c, inst, breaks, as_given=checks_as_given(c, header)) for c in claims]
+    results = []
+    for c in claims:
+        try:
+            results.append(run_on_instance(c, inst, breaks, as_given=checks_as_given(c, header)))
+        except KeyboardInterrupt:
+            raise RunInterrupted(results, len(claims)) from None
+    return results
 
 
 def run_matrix(args) -> int:
@@ -134,6 +142,7 @@ def _cells(run, p, claims, args) -> tuple[list, bool]:
     try:
         return run(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned), True
     except RunInterrupted as e:
+        interrupt.ignore_further()
         print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
         return e.results, False
 

@@ -79,13 +79,15 @@ def _advance(W, G, lo, extra, t, n_steps, recorded, eta, written, out_t, out_W, 
 
 
 @njit(cache=True)
-def stage2_ngd_block(W, t, n_steps, recorded, eta, E, canonical, UT, tokens, mask, query, target, pi,
+def stage2_ngd_block(W, t, stop, n_steps, recorded, eta, E, canonical, UT, tokens, mask, query, target, pi,
                      out_t, out_W, out_loss, out_scale, out_phi):  # pragma: no cover - compiled
     """Normalised GD on ``W_kq`` from step ``t`` with ``W = W_kq^(t)`` (updated in place).
 
     Recorded steps (``recorded[t]``) are written to the ``out_*`` buffers until
-    all but one slot are used.  Returns ``(t, written, status)``: the next step
-    to run, the number of slots written, and :data:`RUNNING` (buffer full),
+    all but one slot are used, or until step ``stop`` is reached (so that a caller
+    can run a long loop in chunks and let Ctrl-C in between; the steps are the same
+    whatever the chunks).  Returns ``(t, written, status)``: the next step
+    to run, the number of slots written, and :data:`RUNNING` (buffer full or ``stop`` reached),
     :data:`DONE`, :data:`ZERO_GRADIENT` or :data:`NOT_FINITE` (``t`` is then the
     step where the gradient was found so; it was recorded, and not taken).
     ``E`` (d x |V|) is used unless ``canonical``.
@@ -98,12 +100,12 @@ def stage2_ngd_block(W, t, n_steps, recorded, eta, E, canonical, UT, tokens, mas
     while True:
         G, lo = _stage2_full(W, E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi, z, p, h)
         t, written, status = _advance(W, G, lo, phi, t, n_steps, recorded, eta, written, out_t, out_W, out_loss, out_scale, out_phi)
-        if status != RUNNING or written >= out_W.shape[0] - 1:
+        if status != RUNNING or written >= out_W.shape[0] - 1 or t >= stop:
             return t, written, status
 
 
 @njit(cache=True)
-def stage1_ngd_block(W, t, n_steps, recorded, eta, E, canonical, source, target,
+def stage1_ngd_block(W, t, stop, n_steps, recorded, eta, E, canonical, source, target,
                      out_t, out_W, out_loss, out_scale, out_none):  # pragma: no cover - compiled
     """Stage 1's normalised GD on ``W_ov`` from ``W = W_ov^(t)``, on the log-scaled gradient of
     :func:`_stage1_full`; buffers, return value and status as :func:`stage2_ngd_block`
@@ -115,5 +117,5 @@ def stage1_ngd_block(W, t, n_steps, recorded, eta, E, canonical, source, target,
     while True:
         G, lo = _stage1_full(W, E, canonical, source, target, Gtok, g, z, e)
         t, written, status = _advance(W, G, lo, none, t, n_steps, recorded, eta, written, out_t, out_W, out_loss, out_scale, out_none)
-        if status != RUNNING or written >= out_W.shape[0] - 1:
+        if status != RUNNING or written >= out_W.shape[0] - 1 or t >= stop:
             return t, written, status

@@ -15,6 +15,8 @@ import functools
 import time
 from typing import Any, Callable, Iterable
 
+from ntpcheck import interrupt
+
 from .claim import Claim, Paper
 from .runner import ClaimResult, RunInterrupted, run_claim
 
@@ -63,6 +65,7 @@ def run_cells(todo: list[tuple[str, Claim | None, Callable[[ClaimResult | None],
             continue
         t0 = time.perf_counter()
         try:
+            interrupt.check()
             r = run_claim(claim, profile, seed)
         except KeyboardInterrupt:
             raise RunInterrupted(cells, len(todo)) from None

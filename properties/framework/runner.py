@@ -19,6 +19,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ntpcheck import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.instance import Instance
 from ntpcheck.textformat import dumps
@@ -61,7 +62,10 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
 
     A failure of the setup (for example an infeasible Eq. (2) on data that
     breaks an assumption) or of the check itself becomes an ``error`` outcome.
+    A Ctrl-C is never one: it propagates, also when an earlier one was lost
+    (:func:`ntpcheck.interrupt.check`).
     """
+    interrupt.check()
     try:
         ready = prepare(claim, inst)
         with np.errstate(over="ignore", under="ignore"):
@@ -266,6 +270,7 @@ def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, 
     results = []
     for k, c in enumerate(claims, 1):
         try:
+            interrupt.check()
             r = run_claim(c, profile, seed, pinned=pinned)
         except KeyboardInterrupt:
             raise RunInterrupted(results, len(claims)) from None
