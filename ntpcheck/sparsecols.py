@@ -112,8 +112,10 @@ class SparseColumns:
 
     def dense(self) -> np.ndarray:
         """The whole ``n_rows x n_cols`` matrix."""
-        M = np.zeros(self.shape)
-        M[:, self.columns] = self.fill
+        row = np.zeros(self.shape[1])
+        row[self.columns] = self.fill
+        M = np.empty(self.shape)
+        M[:] = row  # row by row, in memory order (a column assignment strides through all of M)
         M[self.rows, self.columns[self.entry_positions()]] = self.values
         return M
 
