@@ -13,12 +13,21 @@ import pytest
 
 import ntpcheck
 from ntpcheck import maxmargin as mm
-from ntpcheck.app.cli import main
+from ntpcheck.app.cli import build_parser, main
 from ntpcheck.app.npz import write_npz
 from ntpcheck.properties.huang2024.bounds import prop2_matrix
 from ntpcheck.synthetic import solver_dataset
 from ntpcheck.textformat import dumps
 
+def _json_option() -> list[str]:
+    """JSON on standard output as ``solve`` takes it: ``--json`` as a flag, or ``--json -``
+    once ``--json`` takes a path (issue 29: ``-`` is standard output)."""
+    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
+    option = next(a for a in commands["solve"]._actions if "--json" in a.option_strings)
+    return ["--json"] if option.nargs == 0 else ["--json", "-"]
+
+
+JSON = _json_option()
 CONFUSED = "a -> A\nb -> B\nq -> Q\nc -> C\na b q -> A\nb c q -> B\n"  # b both above and below under q
 
 
@@ -87,8 +96,8 @@ def data(tmp_path):
 @pytest.mark.parametrize("case", list(CASES))
 def test_sparse_json_rebuilds_the_dense_matrices_exactly(capsys, data, case):
     argv = [a.format(tmp=data) for a in CASES[case]]
-    sparse = json.loads(_solve(capsys, *argv, "--json"))
-    dense = json.loads(_solve(capsys, *argv, "--json", "--dense"))
+    sparse = json.loads(_solve(capsys, *argv, *JSON))
+    dense = json.loads(_solve(capsys, *argv, *JSON, "--dense"))
     assert sparse["layout"] == "sparse" and dense["layout"] == "dense"
     rebuilt, tables = _dense_from_sparse(sparse), _dense_tables(dense)
     assert rebuilt.keys() == tables.keys()
@@ -106,7 +115,7 @@ def test_sparse_json_is_the_solvers_matrices(capsys, data):
     """Canonical embeddings: the rebuilt W*_kq and W*_ov are the dense exact solvers' W, and
     Prop. 2's values its matrix, bit for bit."""
     ds = ntpcheck.load(str(data / "sparse.txt"))
-    rebuilt = _dense_from_sparse(json.loads(_solve(capsys, str(data / "sparse.txt"), "--json")))
+    rebuilt = _dense_from_sparse(json.loads(_solve(capsys, str(data / "sparse.txt"), *JSON)))
     np.testing.assert_array_equal(rebuilt["w_kq"], mm.solve_eq3_exact(ds).W)
     np.testing.assert_array_equal(rebuilt["w_ov"], mm.solve_eq2_exact(ds).W)
     np.testing.assert_array_equal(rebuilt["prop2"], prop2_matrix(ds, np.eye(ds.n_vocab)))
@@ -124,9 +133,9 @@ def test_sparse_text_lists_what_is_there_and_says_what_it_leaves_out(capsys):
 
 
 def test_listed_entries_carry_their_role(capsys, data):
-    d = json.loads(_solve(capsys, "example1", "--json"))
+    d = json.loads(_solve(capsys, "example1", *JSON))
     assert d["roles"]["O"] == {"S": "non-optimal", "V": "non-optimal", "O": "optimal"}
-    d = json.loads(_solve(capsys, str(data / "confused.txt"), "--solver", "CLARABEL", "--json"))
+    d = json.loads(_solve(capsys, str(data / "confused.txt"), "--solver", "CLARABEL", *JSON))
     assert d["roles"]["q"]["b"] == "confused" and d["prop2"] is None and "Assumption 1(ii)" in d["prop2_note"]
 
 

@@ -24,6 +24,7 @@ import pytest
 from ntpcheck.synthetic import solver_dataset
 from ntpcheck.textformat import dumps
 
+from ..test_solve import JSON
 from .test_bench_check import STARTUP
 
 
@@ -50,7 +51,7 @@ def test_solve_large(benchmark, dataset_file, what):
     benchmark.group = "cli: solve at |V| = 10,000, N = 40,000"
     path, n_vocab, n_samples = dataset_file
     solve = [sys.executable, "-m", "ntpcheck", "solve", str(path)]
-    args = {"text": solve, "json": solve + ["--json"], "startup": [sys.executable, "-c", STARTUP]}[what]
+    args = {"text": solve, "json": solve + JSON, "startup": [sys.executable, "-c", STARTUP]}[what]
     peaks: list[int] = []
     _run(args, peaks)  # the first run may compile the kernels (once per install): not timed
     peaks.clear()
