@@ -66,30 +66,3 @@ def atomic_directory(path: str):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-@contextlib.contextmanager
-def atomic_file(path: str):
-    """Yield a binary file that becomes ``path`` when the block ends without error (a large
-    output written piece by piece, e.g. ``solve --npz``); on any error or interrupt it is
-    removed and ``path`` is left as it was.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> p = os.path.join(tempfile.mkdtemp(), "out.bin")
-    >>> with atomic_file(p) as f:
-    ...     _ = f.write(b"whole")
-    >>> open(p, "rb").read()
-    b'whole'
-    """
-    d = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ntpcheck-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)

@@ -1,10 +1,12 @@
-"""Matrices for numpy users: one ``.npz`` file, written one array at a time, atomically.
+"""Matrices for numpy users: one ``.npz`` file (``np.savez``'s format), written atomically.
 
-``np.savez`` needs every array at once; ``ntpcheck solve --npz`` at
-|V| = 10,000 has three 800 MB matrices, so each is built only when its turn
-comes (the values of ``arrays`` are functions) and dropped once written.
-The file is ``np.savez``'s format (an uncompressed zip of ``.npy`` files,
-no pickles), read by ``np.load``.
+The arrays are given as functions and built one at a time, each dropped once
+it is in the archive (``ntpcheck solve --npz`` at |V| = 10,000 has three
+800 MB matrices); the archive is assembled in memory and handed whole to
+:func:`ntpcheck.atomic.atomic_write_bytes`, so the file gets every guarantee
+of ntpcheck's other outputs (whole or absent, nothing of the user's lost).
+The format is an uncompressed zip of ``.npy`` files without pickles, read by
+``np.load``.
 
 Examples
 --------
@@ -18,19 +20,22 @@ Examples
 
 from __future__ import annotations
 
+import io
 import zipfile
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ntpcheck.atomic import atomic_file
+from ntpcheck.atomic import atomic_write_bytes
 
 __all__ = ["write_npz"]
 
 
 def write_npz(path: str, arrays: Mapping[str, Callable[[], np.ndarray]]) -> None:
-    """Write ``{name: make()}`` to ``path`` as ``.npz``, building each array just before it is written."""
-    with atomic_file(path) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+    """Write ``{name: make()}`` to ``path`` as ``.npz``, building each array just before it is archived."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
         for name, make in arrays.items():
             with zf.open(f"{name}.npy", "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, np.asarray(make()), allow_pickle=False)
+    atomic_write_bytes(path, buf.getbuffer())
