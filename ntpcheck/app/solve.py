@@ -14,6 +14,22 @@ The text and JSON list what is there (:mod:`.solve_render`); ``--dense``
 prints every entry; ``--npz PATH`` also writes the matrices for numpy
 (:func:`npz_arrays`).  Bad input (an unwritable ``--npz`` path, or one that
 is the dataset or embeddings file) stops before any work.
+
+Examples
+--------
+>>> from ntpcheck.app.cli import main
+>>> main(["solve", "example1"])  # doctest: +ELLIPSIS
+Eq. (2): ||W*_ov|| = 1.73205   (12 constraints, exact, ... s)
+W*_ov x, by token x: each column equals its fill except at the tokens listed:
+  x  fill   token  W*_ov x
+  -  -----  -----  -------
+  S  -0.25  V      0.75
+...
+  P      P      non-optimal  -0.5         -0.5
+  (7 of the 16 (query, token) entries are 0 in both and not listed; --dense lists every entry)
+  Proposition 2 vs solver: max |difference| = 5.55e-17
+  KKT residuals: primal 0, dual 0, stationarity 5.6e-17, complementarity 0
+0
 """
 
 from __future__ import annotations

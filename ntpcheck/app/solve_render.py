@@ -22,6 +22,16 @@ as before the sparse layout, and ``vocab``, ``queries``, ``roles`` and
 
 The text lists the same entries (``report.fmt``), says how many it leaves
 out, and with ``--dense`` prints the full tables.
+
+Examples
+--------
+>>> import argparse
+>>> from ntpcheck import analyse, load
+>>> from ntpcheck.app.solve import solve_report
+>>> args = argparse.Namespace(solver=None, embeddings="canonical", dim=None)
+>>> d = solve_json(solve_report(args, analyse(load("example1")), None))
+>>> d["w_kq"]["P"], d["roles"]["P"], d["w_ov"]["S"], d["omitted"]
+({'O': 0.5, 'P': -0.5}, {'O': 'optimal', 'P': 'non-optimal'}, {'fill': -0.25, 'entries': {'V': 0.75}}, {'w_ov': 12, 'w_kq': 7, 'prop2': 7})
 """
 
 from __future__ import annotations
