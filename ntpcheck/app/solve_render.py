@@ -45,6 +45,7 @@ from . import render as report
 
 __all__ = ["solve_json", "solve_text", "ROLE_NAMES"]
 
+KQ_HEADER = ["query", "token", "role", "x^T W*_kq q", "Prop. 2"]
 #: Role names by :attr:`~ntpcheck.structure.Structure.role_codes` code.
 ROLE_NAMES = tuple(r.value for r in (Role.NON_COMPARABLE, Role.OPTIMAL, Role.NON_OPTIMAL, Role.CONFUSED))
 
@@ -68,9 +69,21 @@ def solve_json(rep, dense: bool = False) -> dict:
 
 
 def _fmt_all(values: list[float]) -> list[str]:
-    """:func:`.render.fmt` of each value, each distinct value formatted once (solutions repeat few values)."""
-    cache: dict[float, str] = {}
-    return [cache[v] if v in cache else cache.setdefault(v, report.fmt(v)) for v in values]
+    """:func:`.render.fmt` of each value, each distinct value formatted once (solutions repeat few values).
+
+    ``-0.0 == 0.0`` shares a key, so zeros are ``"0"`` and each ``-0.0`` is formatted itself.
+
+    Examples
+    --------
+    >>> _fmt_all([0.0, -0.0, 0.25, 0.0, -0.0])
+    ['0', '-0', '0.25', '0', '-0']
+    """
+    cache: dict[float, str] = {0.0: report.fmt(0.0)}
+    out = [cache[v] if v in cache else cache.setdefault(v, report.fmt(v)) for v in values]
+    arr = np.asarray(values, dtype=float)
+    for i in np.flatnonzero((arr == 0.0) & np.signbit(arr)).tolist():
+        out[i] = report.fmt(values[i])
+    return out
 
 
 def _names(rep) -> np.ndarray:
@@ -130,9 +143,11 @@ def solve_text(rep, dense: bool = False) -> str:
     if rep.closed_form_diff is not None:
         lines.append(f"  closed form of Eq. (2): max |difference| = {rep.closed_form_diff:.3g}")
     lines += [_kkt(s2), "", _header("3", "kq", s3)]
-    rows = _w_kq_rows_dense(rep) if dense else _w_kq_rows_sparse(rep)
-    lines.append(report.indent(report.table(rows, ["query", "token", "role", "x^T W*_kq q", "Prop. 2"])))
-    if not dense:
+    if dense:
+        lines += _w_kq_dense_lines(rep)
+    else:
+        rows = _w_kq_rows_sparse(rep)
+        lines.append(report.indent(report.table(rows, KQ_HEADER)))
         total = rep.w_kq.shape[0] * len(rep.w_kq.columns)
         lines.append(f"  ({total - len(rows):,} of the {total:,} (query, token) entries are 0 in both and not listed; "
                      "--dense lists every entry)")
@@ -167,9 +182,11 @@ def _w_ov_sparse(rep) -> list[str]:
 
 
 def _w_ov_dense(rep) -> list[str]:
+    """:func:`.render.token_table` of ``W*_ov``'s columns, each distinct value formatted once."""
     vocab = rep.vocab
-    table = report.columns_by_token(rep.w_ov.dense(), vocab, [vocab[i] for i in rep.w_ov.columns])
-    return [report.token_table(table, vocab, "W*_ov x, by output token (columns: x):")]
+    rows = [[v] + _fmt_all(row) for v, row in zip(vocab, rep.w_ov.dense()[:, rep.w_ov.columns].tolist())]
+    header = [""] + [vocab[i] for i in rep.w_ov.columns]
+    return ["W*_ov x, by output token (columns: x):\n" + report.indent(report.table(rows, header))]
 
 
 def _w_kq_rows_sparse(rep) -> list[list[str]]:
@@ -182,13 +199,21 @@ def _w_kq_rows_sparse(rep) -> list[list[str]]:
             for k, x, c, v, p in zip(pos.tolist(), names[tok].tolist(), codes, K, P)]
 
 
-def _w_kq_rows_dense(rep) -> list[list[str]]:
+def _w_kq_dense_lines(rep) -> list[str]:
+    """Every (query, token) row, as ``report.indent(report.table(rows, KQ_HEADER))`` prints them,
+    without the rows as lists (|V| = 2000 has 4 million): the cells are formatted per query,
+    the widths taken over them, then each line is one format call."""
     vocab, queries = rep.vocab, rep.structure.queries
-    K = rep.w_kq.dense()[:, rep.w_kq.columns].T.tolist()  # one list per query
-    P = rep.prop2.dense()[:, rep.prop2.columns].T.tolist() if rep.prop2 is not None else None
-    rows = []
+    K = rep.w_kq.dense()[:, rep.w_kq.columns].T  # one row per query
+    P = None if rep.prop2 is None else rep.prop2.dense()[:, rep.prop2.columns].T
+    k_text = [_fmt_all(row) for row in K.tolist()]
+    p_text = [["n/a"] * len(vocab)] * len(queries) if P is None else [_fmt_all(row) for row in P.tolist()]
+    codes = rep.structure.role_codes
+    columns = [[queries], [vocab], [[ROLE_NAMES[c] for c in np.unique(codes).tolist()]], k_text, p_text]
+    widths = [max([len(h)] + [len(cell) for part in parts for cell in set(part)]) for h, parts in zip(KQ_HEADER, columns)]
+    line = ("  " + "  ".join(f"{{:<{w}}}" for w in widths)).format
+    out = [line(*KQ_HEADER).rstrip(), "  " + "  ".join("-" * w for w in widths)]
     for k, q in enumerate(queries):
-        roles = [ROLE_NAMES[c] for c in rep.structure.role_codes[k].tolist()]
-        p = ["n/a"] * len(vocab) if P is None else _fmt_all(P[k])
-        rows += [[q, x, r, v, pv] for x, r, v, pv in zip(vocab, roles, _fmt_all(K[k]), p)]
-    return rows
+        roles = [ROLE_NAMES[c] for c in codes[k].tolist()]
+        out += [line(q, x, r, v, p).rstrip() for x, r, v, p in zip(vocab, roles, k_text[k], p_text[k])]
+    return out
