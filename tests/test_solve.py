@@ -156,6 +156,10 @@ def test_npz_holds_the_matrices(capsys, tmp_path, embeddings):
     np.testing.assert_allclose(z["w_kq"], mm.solve_eq3_exact(ds, E).W, atol=1e-14)
     np.testing.assert_allclose(z["w_ov"], mm.solve_eq2_exact(ds, E).W, atol=1e-14)
     np.testing.assert_allclose(z["prop2"], prop2_matrix(ds, E), atol=1e-14)
+    # the listed x^T W*_kq q and W*_ov x are those of the written matrices (up to the rounding of E^T W E)
+    rebuilt = _dense_from_sparse(json.loads(_solve(capsys, "example1", *embeddings, *JSON)))
+    np.testing.assert_allclose(rebuilt["w_kq"], E.T @ z["w_kq"] @ E, atol=1e-14)
+    np.testing.assert_allclose(rebuilt["w_ov"], z["w_ov"] @ E, atol=1e-14)
 
 
 def test_npz_is_whole_or_absent(tmp_path):

@@ -7,8 +7,11 @@ Two ways to the same report (:class:`SolveReport`), chosen by what the user aske
   never as ``|V| x |V|`` matrices, so |V| = 10,000 takes seconds and
   little memory;
 * any other embeddings or a cvxpy solver (``--solver NAME``): the dense
-  solutions of :mod:`ntpcheck.maxmargin`, read into
-  :class:`~ntpcheck.sparsecols.SparseColumns` for the report.
+  solutions of :mod:`ntpcheck.maxmargin` (norms, residuals, ``--npz``); the
+  token values ``x^T W q`` are read from them into
+  :class:`~ntpcheck.sparsecols.SparseColumns`, except that the exact solver's
+  are its own (``W = E U E^T`` under Assumption 2: ``U``, without the rounding
+  of ``E^T W E``).
 
 The text and JSON list what is there (:mod:`.solve_render`); ``--dense``
 prints every entry; ``--npz PATH`` also writes the matrices for numpy
@@ -133,19 +136,21 @@ def _compact(st: Structure) -> SolveReport:
 def _dense(st: Structure, E: np.ndarray, solver: str | None) -> SolveReport:
     orthonormal = is_orthonormal(E)  # the canonical basis answers without computing E^T E
     solver = solver or ("exact" if orthonormal else mm.DEFAULT_SOLVER)
+    queries = np.flatnonzero(st.query_row >= 0)
     if solver.lower() == "exact":
         s2, s3 = mm.solve_eq2_exact(st, E), mm.solve_eq3_exact(st, E)
+        # W = E U E^T: report the solver's own token values U (x^T W q under Assumption 2), so
+        # that the rounding of E^T W E (1e-17 where U is 0) does not list every entry
+        w_ov, w_kq = solve_eq2_compact(st).W, solve_eq3_compact(st).W
     else:
         s2, s3 = mm.solve(mm.build_eq2(st, E), solver), mm.solve(mm.build_eq3(st, E), solver)
-    U, K = (s2.W, s3.W) if is_canonical(E) else (s2.W @ E, E.T @ s3.W @ E)
-    index = st.dataset.index
-    coll = sorted(index[x] for x in st.collocation.mapping)
-    queries = np.flatnonzero(st.query_row >= 0)
+        U, K = (s2.W, s3.W) if is_canonical(E) else (s2.W @ E, E.T @ s3.W @ E)
+        w_ov = SparseColumns.from_dense(U, sorted(st.dataset.index[x] for x in st.collocation.mapping), "common")
+        w_kq = SparseColumns.from_dense(K, queries)
     prop2, note = _prop2(st, queries) if orthonormal else (None, "Proposition 2 needs Assumption 2 (orthonormal embeddings)")
     closed = float(np.max(np.abs(mm.eq2_closed_form(st, E) - s2.W), initial=0.0)) if orthonormal else None
     name = solver.upper() if solver.lower() != "exact" else "exact"
-    return SolveReport(st, s2, s3, SparseColumns.from_dense(U, coll, "common"), SparseColumns.from_dense(K, queries),
-                       prop2, note, closed, name, None if is_canonical(E) else E)
+    return SolveReport(st, s2, s3, w_ov, w_kq, prop2, note, closed, name, None if is_canonical(E) else E)
 
 
 def _prop2(st: Structure, queries: np.ndarray) -> tuple[SparseColumns | None, str | None]:
