@@ -291,7 +291,7 @@ class Structure:
     @cached_property
     def has_confused(self) -> bool:
         """Whether some token is confused under some query (then Assumption 1(ii) fails)."""
-        return bool((self.role_codes == 3).any())
+        return bool(self.role_codes.max(initial=0) == 3)  # codes are 0-3: no |V|^2 temporary
 
     @cached_property
     def confused(self) -> dict[str, list[str]]:

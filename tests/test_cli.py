@@ -49,7 +49,7 @@ def test_solve_json(capsys):
     d = json.loads(out)
     assert code == 0
     assert d["w_kq"]["P"]["O"] == pytest.approx(0.5, abs=1e-8) and d["prop2"]["P"]["O"] == 0.5
-    assert d["w_ov"]["S"]["V"] == pytest.approx(0.75, abs=1e-8)
+    assert d["w_ov"]["S"]["entries"]["V"] == pytest.approx(0.75, abs=1e-8) and d["w_ov"]["S"]["fill"] == -0.25
     assert d["residuals"]["w_kq"]["stationarity"] < 1e-9
     assert set(d["seconds"]) == {"w_ov", "w_kq"} and all(v >= 0 for v in d["seconds"].values())
 

@@ -27,7 +27,7 @@ from . import render as report
 from .embedding_choice import chosen_embeddings
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
 from .options import ascii_safe_streams, check_options
-from .output import INTERRUPTED, ColumnTable, write_json
+from .output import INTERRUPTED, write_json
 
 __all__ = ["main", "build_parser"]
 
@@ -74,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_dataset(p)
     p.add_argument("--solver", default=None,
                    help="exact (default where Assumption 2 holds) or a cvxpy solver name (default otherwise: CLARABEL)")
+    p.add_argument("--dense", action="store_true", help="list every entry of the matrices (default: only those not 0, "
+                                                        "or not their column's fill)")
+    p.add_argument("--npz", default=None, metavar="PATH", help="also write W*_ov, W*_kq, Prop. 2's matrix, the vocabulary "
+                                                                "and the queries to PATH as numpy .npz")
 
     p = sub.add_parser("train", help="run Algorithm 1 (two-stage normalized GD)")
     _add_dataset(p)
@@ -170,80 +174,9 @@ def cmd_check(args) -> int:
 
 
 def cmd_solve(args) -> int:
-    from ntpcheck import maxmargin as mm
-    from ntpcheck.embeddings import is_canonical, is_orthonormal
-    from ntpcheck.properties.huang2024.bounds import prop2_by_query
+    from .solve import run_solve
 
-    ds, E = _dataset(args)
-    st = analyse(ds)
-    orthonormal = is_orthonormal(E)  # the canonical basis answers without computing E^T E
-    solver = args.solver or ("exact" if orthonormal else mm.DEFAULT_SOLVER)
-    if solver.lower() == "exact":
-        s2 = mm.solve_eq2_exact(st, E)
-        s3 = mm.solve_eq3_exact(st, E)
-    else:
-        s2 = mm.solve(mm.build_eq2(st, E), solver)
-        s3 = mm.solve(mm.build_eq3(st, E), solver)
-    vocab = ds.vocab
-    U, K = (s2.W, s3.W) if is_canonical(E) else (s2.W @ E, E.T @ s3.W @ E)
-    coll_tokens = [x for x in vocab if x in st.collocation.mapping]
-    if not coll_tokens:
-        _warn("no token has a collocation (no sample is 'x -> y'; Assumption 1(i)), so W*_ov is 0 and its table is empty")
-    prop2 = None
-    prop2_note = None
-    if orthonormal:
-        try:
-            prop2 = ColumnTable(prop2_by_query(st).T, vocab, st.queries)
-        except NTPCheckError as e:
-            prop2_note = str(e)
-    else:
-        prop2_note = "Proposition 2 needs Assumption 2 (orthonormal embeddings)"
-    closed = None
-    if orthonormal:
-        closed = float(np.max(np.abs(mm.eq2_closed_form(st, E) - s2.W), initial=0.0))
-    obj = {
-        "w_ov": report.columns_by_token(U, vocab, coll_tokens),
-        "w_kq": report.matrix_by_query(K, vocab, st.queries),  # both ColumnTables: streamed under --json
-        "prop2": prop2,
-        "residuals": {"w_ov": s2.residuals.to_json(), "w_kq": s3.residuals.to_json()},
-        "norms": {"w_ov": s2.norm, "w_kq": s3.norm},
-        "eq2_closed_form_max_abs_diff": closed,
-        "solver": solver.upper() if solver.lower() != "exact" else "exact",
-        "seconds": {"w_ov": s2.seconds, "w_kq": s3.seconds},
-        "stages": {"w_ov": s2.stages, "w_kq": s3.stages},
-        "polish_move": {"w_ov": s2.polish_move, "w_kq": s3.polish_move},
-    }
-    if prop2_note:
-        obj["prop2_note"] = prop2_note
-    if args.json_path == "-":  # the text tables are O(|V|^2) lines: not built for JSON alone
-        _emit(args, obj, "", compact=len(st.queries) > 100)
-        return 0
-    lines = [
-        f"Eq. (2): ||W*_ov|| = {report.fmt(s2.norm)}   ({len(s2.problem.labels)} constraints, {s2.method}, {s2.seconds:.3g} s)",
-        report.token_table(obj["w_ov"], vocab, "W*_ov x, by output token (columns: x):"),
-    ]
-    if closed is not None:
-        lines.append(f"  closed form of Eq. (2): max |difference| = {closed:.3g}")
-    lines.append("  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s2.residuals.to_json().items()))
-    lines += [
-        "",
-        f"Eq. (3): ||W*_kq|| = {report.fmt(s3.norm)}   ({len(s3.problem.labels)} constraints, {s3.method}, {s3.seconds:.3g} s)",
-    ]
-    rows = []
-    for q in st.queries:
-        for x in vocab:
-            r = st.roles[q][x].value
-            p = "n/a" if prop2 is None else report.fmt(prop2[q][x])
-            rows.append([q, x, r, report.fmt(obj["w_kq"][q][x]), p])
-    lines.append(report.indent(report.table(rows, ["query", "token", "role", "x^T W*_kq q", "Prop. 2"])))
-    if prop2_note:
-        lines.append(f"  ({prop2_note})")
-    elif prop2 is not None:
-        dev = max(abs(prop2[q][x] - obj["w_kq"][q][x]) for q in prop2 for x in vocab)
-        lines.append(f"  Proposition 2 vs solver: max |difference| = {dev:.3g}")
-    lines.append("  KKT residuals: " + ", ".join(f"{k} {v:.2g}" for k, v in s3.residuals.to_json().items()))
-    _emit(args, obj, "\n".join(lines), compact=len(st.queries) > 100)
-    return 0
+    return run_solve(args, _emit, _warn)
 
 
 def cmd_train(args) -> int:

@@ -42,7 +42,7 @@ from .isotonic import isotonic_bipartite
 from .kkt import KKTResiduals, kkt_residuals
 from .problems import MaxMarginProblem, MaxMarginSolution, build_eq2, build_eq3, raise_if_cyclic
 
-__all__ = ["solve_eq2_exact", "solve_eq3_exact", "eq3_values", "column_solution"]
+__all__ = ["solve_eq2_exact", "solve_eq3_exact", "eq3_values", "eq3_entries", "column_solution", "require_bipartite"]
 
 def column_solution(O: set, N: set, edges: list[tuple]) -> tuple[dict, dict]:
     """Values ``u_x`` and multipliers ``lambda_(a,b)`` of one query column (by name).
@@ -65,6 +65,11 @@ def column_solution(O: set, N: set, edges: list[tuple]) -> tuple[dict, dict]:
 def _require(st: Structure, E: np.ndarray, what: str) -> None:
     if not is_canonical(E):
         require_orthonormal(E, what)
+    require_bipartite(st, what)
+
+
+def require_bipartite(st: Structure, what: str) -> None:
+    """Raise unless every order is acyclic (:func:`raise_if_cyclic`) and has no confused token."""
     raise_if_cyclic(st)  # a cycle is infeasible; say so before calling it confusion
     if not st.has_confused:
         return
@@ -86,13 +91,21 @@ def eq3_values(st: Structure) -> tuple[np.ndarray, dict]:
     """
     V = st.dataset.n_vocab
     U = np.zeros((V, V))
-    a, b, q = st.eq3_index
-    if not len(a):
-        return U, np.zeros(0)
-    ia, ib, token, query, is_o = node_index(a, b, q, V)
-    val, lam = isotonic_bipartite(is_o, ia, ib)
+    token, query, val, lam = eq3_entries(st)
     U[token, query] = val
     return U, lam
+
+
+def eq3_entries(st: Structure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`eq3_values` without the ``|V| x |V|`` matrix: ``(token, query, value, multipliers)``,
+    one value per (token, query) node of the constraints (every other entry of ``U`` is 0)."""
+    a, b, q = st.eq3_index
+    if not len(a):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0), np.zeros(0)
+    ia, ib, token, query, is_o = node_index(a, b, q, st.dataset.n_vocab)
+    val, lam = isotonic_bipartite(is_o, ia, ib)
+    return token, query, val, lam
 
 
 def solve_eq3_exact(dataset, embeddings: np.ndarray | None = None, certify: bool = True, validate: bool = True) -> MaxMarginSolution:

@@ -112,6 +112,10 @@ class MaxMarginSolution:
     def norm(self) -> float:
         return float(np.linalg.norm(self.W))
 
+    @property
+    def n_constraints(self) -> int:
+        return self.problem.n_constraints
+
 
 def _rows(a_list: list[np.ndarray], b_list: list[np.ndarray], shape: tuple[int, int]) -> sp.csr_matrix:
     """Rows ``vec(a_k b_k^T)`` for constraints ``a_k^T W b_k``, built sparsely."""

@@ -27,10 +27,12 @@ import math
 import numpy as np
 
 from ntpcheck.errors import AssumptionViolatedError
+from ntpcheck.sparsecols import flat_nonzero
 from ntpcheck.structure import Role, as_structure
 
 __all__ = [
     "prop2_by_query",
+    "prop2_entries",
     "prop2_hall_deficiency",
     "A",
     "C0",
@@ -318,16 +320,28 @@ def prop2_by_query(st) -> np.ndarray:
     Vectorised over the role codes of :class:`~ntpcheck.structure.Structure`.
     """
     st = as_structure(st)
+    row, token, value = prop2_entries(st)
+    P = np.zeros(st.role_codes.shape)
+    P[row, token] = value
+    return P
+
+
+def prop2_entries(st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`prop2_by_query` at its comparable tokens only: ``(row, token, value)`` with
+    ``row`` indexing ``st.queries``; every other entry is 0 (``ntpcheck solve`` at large |V|)."""
+    st = as_structure(st)
     if st.has_confused:
         q = next(q for q, conf in st.confused.items() if conf)
         raise AssumptionViolatedError(
             f"Proposition 2 needs Assumption 1(ii), but under query {q} token(s) {', '.join(st.confused[q])} are confused"
         )
     codes = st.role_codes
-    n_o = (codes == 1).sum(axis=1)
-    n_n = (codes == 2).sum(axis=1)
+    row, token = np.divmod(flat_nonzero(codes), codes.shape[1])
+    code = codes[row, token]
+    n_o = np.bincount(row[code == 1], minlength=len(codes))
+    n_n = np.bincount(row[code == 2], minlength=len(codes))
     tot = np.maximum(n_o + n_n, 1)
-    return np.where(codes == 1, (n_n / tot)[:, None], np.where(codes == 2, (-n_o / tot)[:, None], 0.0))
+    return row, token, np.where(code == 1, (n_n / tot)[row], (-n_o / tot)[row])
 
 
 def prop2_matrix(st, E: np.ndarray) -> np.ndarray:
