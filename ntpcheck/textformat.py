@@ -101,14 +101,20 @@ def _split_weight(words: list[str], lineno: int, source: str | None) -> tuple[li
     return head, _parse_weight(tail[0][1:], lineno, source)
 
 
-def _check_tokens(words: list[str], lineno: int, source: str | None, line: str = "") -> None:
-    """Validate the tokens of one line; an error names the line and the token's column."""
+def _check_tokens(words: list[str], lineno: int, source: str | None, line: str = "", valid: set[str] | None = None) -> None:
+    """Validate the tokens of one line; an error names the line and the token's column.
+    ``valid``: the tokens already found legal in this text (each distinct token is
+    checked once, not at every occurrence), to which the legal ones are added."""
     for w in words:
+        if valid is not None and w in valid:
+            continue
         try:
             validate_token(w)
         except DatasetFormatError as e:
             col = line.find(w) + 1 if line else 0
             raise DatasetFormatError(str(e), lineno, source, col or None) from None
+        if valid is not None:
+            valid.add(w)
 
 
 def loads(text: str, name: str | None = None, source: str | None = None) -> Dataset:
@@ -154,12 +160,14 @@ def loads_with_header(text: str, name: str | None = None, source: str | None = N
     samples: list[Sample] = []
     appearance: dict[str, None] = {}
     vocab: list[str] | None = None
+    vocab_set: set[str] | None = None
     vocab_line = 0
     if text.startswith("\ufeff"):  # one byte-order mark at the start (Windows editors write it)
         text = text[1:]
     positions = 0
     header = HeaderReader(source)
     twins = _Twins(source)
+    valid: set[str] = set()  # distinct tokens found legal
     # Lines end with LF, CRLF or CR (an editor's line numbers); other Unicode
     # separators count as whitespace inside a line.
     for lineno, raw in enumerate(_LINE_END.split(text), start=1):
@@ -185,6 +193,7 @@ def loads_with_header(text: str, name: str | None = None, source: str | None = N
                 raise DatasetFormatError(f"'vocab:' lists {', '.join(dup)} more than once", lineno, source)
             for tok in vocab:
                 twins.add(tok, lineno)
+            vocab_set = set(vocab)
             continue
         words, weight = _split_weight(words, lineno, source)
         arrows = words.count("->")
@@ -198,7 +207,7 @@ def loads_with_header(text: str, name: str | None = None, source: str | None = N
             if len(after) != 1:
                 what = "no next token" if not after else f"{len(after)} next tokens ({' '.join(after)})"
                 raise DatasetFormatError(f"'->' must be followed by exactly one next token, found {what}", lineno, source)
-            _check_tokens(sentence + after, lineno, source, line)
+            _check_tokens(sentence + after, lineno, source, line, valid)
             positions += len(sentence)
             new = [Sample._unchecked(tuple(sentence), after[0], weight)]
             line_tokens = (*sentence, after[0])
@@ -210,7 +219,7 @@ def loads_with_header(text: str, name: str | None = None, source: str | None = N
                     lineno,
                     source,
                 )
-            _check_tokens(words, lineno, source, line)
+            _check_tokens(words, lineno, source, line, valid)
             positions += len(words) * (len(words) - 1) // 2
             if positions > MAX_POSITIONS:
                 raise ResourceLimitError(f"the samples reach {positions} token positions (a sequence of L tokens "
@@ -220,7 +229,7 @@ def loads_with_header(text: str, name: str | None = None, source: str | None = N
             new = [Sample._unchecked(seq[:l], seq[l], weight) for l in range(1, len(seq))]
             line_tokens = seq
         for tok in line_tokens:  # in order of appearance
-            if vocab is not None and tok not in vocab:
+            if vocab_set is not None and tok not in vocab_set:
                 raise DatasetFormatError(
                     f"token {tok!r} is not in the 'vocab:' line (line {vocab_line})", lineno, source
                 )
