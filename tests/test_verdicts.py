@@ -159,3 +159,44 @@ def test_rounding_level_slack_differences_do_not_steer_the_search(monkeypatch, d
     base = _drawn(claim, lambda i: 0)
     moved = _drawn(claim, lambda i: i % 3 - 1)
     assert (base == moved) is same
+
+
+def test_thm1_rate_with_zero_w_kq_is_outside_hypotheses():
+    """On ``A A A`` / ``B -> B`` W*_kq = 0 (no pair to separate): Theorem 1's rate, both readings,
+    is outside its hypotheses, as its other readings are, never ``vacuous``."""
+    import ntpcheck
+    from ntpcheck.instance import Instance
+    from ntpcheck.properties.framework import evaluate
+
+    inst = Instance(ntpcheck.loads("A A A\nB -> B\n"))
+    for name in ("Thm. 1 [rate]", "Thm. 1 [rate, general data]"):
+        o = evaluate(PAPER.claim(name), inst)
+        assert o.verdict is Verdict.OUTSIDE, (name, o.detail)
+        assert "W*_kq = 0" in o.detail
+
+
+def _gap_fit(exponent, lo, hi):
+    """A held Theorem 3 [gaps] outcome with this fitted exponent of the gap's increments."""
+    from ntpcheck.properties.framework.checks import Fit
+    from ntpcheck.properties.huang2024.section6 import GAP_INCREMENT_EXPONENT
+
+    return Outcome(Verdict.HOLDS, 1.0, Fit(exponent, lo, hi, 100, 900, 60).as_measured(GAP_INCREMENT_EXPONENT, "below"), "fit")
+
+
+def test_thm3_gaps_reports_the_fit_closest_to_the_rejection_line():
+    """Theorem 3 [gaps] rejects increments decaying below t^-1/2: the summary shows the smallest
+    fitted exponent (the instance nearest to failing), not the fastest-growing one."""
+    from ntpcheck.app.render import result_summary
+
+    r = aggregate(PAPER.claim("Thm. 3 [gaps]"), [_gap_fit(0.952, 0.86, 1.04), _gap_fit(-0.33, -0.47, -0.20), _gap_fit(0.2, 0.1, 0.3)], 3)
+    assert r.verdict is Verdict.HOLDS
+    assert r.measured["fitted_exponent"] == -0.33 and r.measured["exponent_ci"] == [-0.47, -0.20]
+    assert result_summary(r) == "closest to the rejection line: t^-0.330 [-0.470, -0.200]"
+
+
+def test_thm1_rate_reports_the_fit_closest_to_its_rejection_line():
+    """Theorem 1's rate is rejected above log^2 t/t's local exponent: the reported fit is the slowest decay."""
+    from ntpcheck.properties.framework.checks import Fit
+
+    fits = [Outcome(Verdict.HOLDS, 1.0, Fit(e, e - 0.01, e + 0.01, 4000, 20000, 60).as_measured(-0.78, "above")) for e in (-2.0, -1.76)]
+    assert aggregate(PAPER.claim("Thm. 1 [rate]"), fits, 2).measured["fitted_exponent"] == -1.76

@@ -168,7 +168,8 @@ def result_summary(r: ClaimResult) -> str:
         return c0_text(m)
     if "fitted_exponent" in m:
         ci = m.get("exponent_ci")
-        return f"slowest fitted t^{m['fitted_exponent']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+        which = "closest to the rejection line: " if m.get("rejection_line") is not None else "slowest fitted "
+        return f"{which}t^{m['fitted_exponent']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
     if "rate" in m:
         return f"rate {m['rate']}"
     ws = m.get("worst_slack")

@@ -10,11 +10,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from .checks import closest_to_rejection
 from .claim import Claim
 from .verdicts import TESTED, Outcome, Verdict
 
 __all__ = ["PROFILES", "Profile", "COUNT_NAMES", "CONSTANT_KEYS", "ClaimResult", "count", "min_tested_for",
            "aggregate", "per_instance_rows"]
+
+#: The measured values of a fit (:meth:`~.checks.Fit.as_measured`) reported for the one closest to rejection.
+FIT_KEYS = ("fitted_exponent", "exponent_ci", "fit_window", "rejection_line", "rejected_if")
 
 #: Measured constants aggregated as "smallest constant consistent with every instance".
 CONSTANT_KEYS = ("implied_c0", "smallest_constant")
@@ -153,13 +157,11 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
         vals = [float(o.measured[key]) for o in tested if o.measured.get(key) is not None]
         if vals:
             measured[key] = max(vals)
-    # Fitted exponents: report the slowest (largest) one seen, with its interval.
-    fits = [o for o in tested if "fitted_exponent" in o.measured]
-    if fits:
-        slow = max(fits, key=lambda o: float(o.measured["fitted_exponent"]))
-        measured["fitted_exponent"] = float(slow.measured["fitted_exponent"])
-        if "exponent_ci" in slow.measured:
-            measured["exponent_ci"] = list(slow.measured["exponent_ci"])
+    # Fitted exponents: report the one closest to its rejection line, with its interval.
+    near = closest_to_rejection([o.measured for o in tested if "fitted_exponent" in o.measured])
+    if near is not None:
+        measured.update({k: near[k] for k in FIT_KEYS if k in near})
+        measured["fitted_exponent"] = float(near["fitted_exponent"])
     detail = worst.detail
     if verdict is not Verdict.HOLDS:
         detail = f"only {len(held)} of the {min_tested} instances required held non-vacuously; " + detail

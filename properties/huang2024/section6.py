@@ -207,7 +207,7 @@ def check_thm3_gaps(ev: Evidence, *, gap=None) -> Outcome:
     fit = fit_exponent(tt[1:], inc)
     if fit is None or np.mean(inc > 0) < 0.9:
         return inconclusive(f"the gap's increments on t in [{int(tt[0])}, {int(tt[-1])}] are not positive enough to fit a growth rate", **meas)
-    meas.update(fit.as_measured())
+    meas.update(fit.as_measured(GAP_INCREMENT_EXPONENT, "below"))
     what = (f"the gap's increments decay like t^{fit.exponent:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] on t in [{fit.t_from}, {fit.t_to}] "
             f"(linear growth: 0; log t: -1)")
     if fit.hi < GAP_INCREMENT_EXPONENT:
