@@ -200,3 +200,62 @@ def test_thm1_rate_reports_the_fit_closest_to_its_rejection_line():
 
     fits = [Outcome(Verdict.HOLDS, 1.0, Fit(e, e - 0.01, e + 0.01, 4000, 20000, 60).as_measured(-0.78, "above")) for e in (-2.0, -1.76)]
     assert aggregate(PAPER.claim("Thm. 1 [rate]"), fits, 2).measured["fitted_exponent"] == -1.76
+
+
+def test_prop2_exact_reports_its_informative_counts():
+    """Prop. 2 (exact) counts the instances where Hall's condition is not automatic (some query with two
+    optimal tokens), split into Hall holds / Hall fails, in its measured values, JSON and text summary."""
+    from ntpcheck.app.render import result_summary
+
+    r = run_claim(PAPER.claim("Prop. 2 (exact)"), "quick", seed=0)
+    m = r.to_json()["measured"]
+    assert set(m["informative"]) == set(m["informative_distinct"]) == {"hall_holds", "hall_fails"}
+    assert all(m["informative_distinct"][g] <= m["informative"][g] for g in m["informative"])
+    assert sum(m["informative"].values()) + m["automatic"] == r.counts["holds"]
+    assert r.verdict is not Verdict.HOLDS or min(m["informative_distinct"].values()) >= r.min_tested
+    assert result_summary(r).startswith("informative: ")
+
+
+def _prop2_outcome(group, key):
+    return Outcome(Verdict.HOLDS, 1e-7, {"max_abs_error": 0.0}, "formula exact", group=group, dataset_key=key)
+
+
+def test_too_few_informative_instances_is_not_holds():
+    """Enough held instances, but too few distinct datasets where Hall's condition fails (and the ones
+    where it holds are one dataset repeated): not ``holds``; the detail names the groups that fell short."""
+    outcomes = ([_prop2_outcome(None, k) for k in range(25)] + [_prop2_outcome("hall_holds", "same")] * 25
+                + [_prop2_outcome("hall_fails", k) for k in range(3)])
+    r = aggregate(PAPER.claim("Prop. 2 (exact)"), outcomes, 20)
+    assert r.verdict is Verdict.VACUOUS  # the 25 automatic instances held only vacuously
+    assert r.measured["informative"] == {"hall_holds": 25, "hall_fails": 3}
+    assert r.measured["informative_distinct"] == {"hall_holds": 1, "hall_fails": 3}
+    assert "too few informative instances (hall holds, hall fails)" in r.detail
+    enough = [_prop2_outcome(g, (g, k)) for g in ("hall_holds", "hall_fails") for k in range(20)]
+    assert aggregate(PAPER.claim("Prop. 2 (exact)"), enough, 20).verdict is Verdict.HOLDS
+
+
+def test_prop2_exact_on_general_data_alone_is_not_holds():
+    """General realizable data rarely have a query with two optimal tokens: a search on them alone
+    does not reach min_tested instances on both sides of Hall's condition, so it is not ``holds``."""
+    claim = dataclasses.replace(PAPER.claim("Prop. 2 (exact)"), data=setups.realizable(prefix_closed=False))
+    r = run_claim(claim, "quick", seed=0)
+    assert r.verdict is not Verdict.HOLDS
+    assert min(r.measured["informative_distinct"].values()) < r.min_tested
+
+
+def test_shared_query_data_are_realizable_and_informative():
+    """Every instance of Prop. 2 (exact)'s data meets the claim's assumptions and has a query with two
+    optimal tokens (Hall's condition is not automatic there)."""
+    from hypothesis import given, settings
+
+    from ntpcheck.properties.huang2024.section6 import prop2_informative
+
+    claim = PAPER.claim("Prop. 2 (exact)")
+
+    @settings(max_examples=15, deadline=None, database=None)
+    @given(claim.data("quick"))
+    def check(inst):
+        assert not set(setups.violated(inst)) & set(claim.assumptions), str(inst.dataset)
+        assert prop2_informative(evidence(inst)) is not None, str(inst.dataset)
+
+    check()
