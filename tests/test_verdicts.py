@@ -159,3 +159,103 @@ def test_rounding_level_slack_differences_do_not_steer_the_search(monkeypatch, d
     base = _drawn(claim, lambda i: 0)
     moved = _drawn(claim, lambda i: i % 3 - 1)
     assert (base == moved) is same
+
+
+def test_thm1_rate_with_zero_w_kq_is_outside_hypotheses():
+    """On ``A A A`` / ``B -> B`` W*_kq = 0 (no pair to separate): Theorem 1's rate, both readings,
+    is outside its hypotheses, as its other readings are, never ``vacuous``."""
+    import ntpcheck
+    from ntpcheck.instance import Instance
+    from ntpcheck.properties.framework import evaluate
+
+    inst = Instance(ntpcheck.loads("A A A\nB -> B\n"))
+    for name in ("Thm. 1 [rate]", "Thm. 1 [rate, general data]"):
+        o = evaluate(PAPER.claim(name), inst)
+        assert o.verdict is Verdict.OUTSIDE, (name, o.detail)
+        assert "W*_kq = 0" in o.detail
+
+
+def _gap_fit(exponent, lo, hi):
+    """A held Theorem 3 [gaps] outcome with this fitted exponent of the gap's increments."""
+    from ntpcheck.properties.framework.checks import Fit
+    from ntpcheck.properties.huang2024.section6 import GAP_INCREMENT_EXPONENT
+
+    return Outcome(Verdict.HOLDS, 1.0, Fit(exponent, lo, hi, 100, 900, 60).as_measured(GAP_INCREMENT_EXPONENT, "below"), "fit")
+
+
+def test_thm3_gaps_reports_the_fit_closest_to_the_rejection_line():
+    """Theorem 3 [gaps] rejects increments decaying below t^-1/2: the summary shows the smallest
+    fitted exponent (the instance nearest to failing), not the fastest-growing one."""
+    from ntpcheck.app.render import result_summary
+
+    r = aggregate(PAPER.claim("Thm. 3 [gaps]"), [_gap_fit(0.952, 0.86, 1.04), _gap_fit(-0.33, -0.47, -0.20), _gap_fit(0.2, 0.1, 0.3)], 3)
+    assert r.verdict is Verdict.HOLDS
+    assert r.measured["fitted_exponent"] == -0.33 and r.measured["exponent_ci"] == [-0.47, -0.20]
+    assert result_summary(r) == "closest to the rejection line: t^-0.330 [-0.470, -0.200]"
+
+
+def test_thm1_rate_reports_the_fit_closest_to_its_rejection_line():
+    """Theorem 1's rate is rejected above log^2 t/t's local exponent: the reported fit is the slowest decay."""
+    from ntpcheck.properties.framework.checks import Fit
+
+    fits = [Outcome(Verdict.HOLDS, 1.0, Fit(e, e - 0.01, e + 0.01, 4000, 20000, 60).as_measured(-0.78, "above")) for e in (-2.0, -1.76)]
+    assert aggregate(PAPER.claim("Thm. 1 [rate]"), fits, 2).measured["fitted_exponent"] == -1.76
+
+
+def test_prop2_exact_reports_its_informative_counts():
+    """Prop. 2 (exact) counts the instances where Hall's condition is not automatic (some query with two
+    optimal tokens), split into Hall holds / Hall fails, in its measured values, JSON and text summary."""
+    from ntpcheck.app.render import result_summary
+
+    r = run_claim(PAPER.claim("Prop. 2 (exact)"), "quick", seed=0)
+    m = r.to_json()["measured"]
+    assert set(m["informative"]) == set(m["informative_distinct"]) == {"hall_holds", "hall_fails"}
+    assert all(m["informative_distinct"][g] <= m["informative"][g] for g in m["informative"])
+    assert sum(m["informative"].values()) + m["automatic"] == r.counts["holds"]
+    assert r.verdict is not Verdict.HOLDS or min(m["informative_distinct"].values()) >= r.min_tested
+    assert result_summary(r).startswith("informative: ")
+
+
+def _prop2_outcome(group, key):
+    return Outcome(Verdict.HOLDS, 1e-7, {"max_abs_error": 0.0}, "formula exact", group=group, dataset_key=key)
+
+
+def test_too_few_informative_instances_is_not_holds():
+    """Enough held instances, but too few distinct datasets where Hall's condition fails (and the ones
+    where it holds are one dataset repeated): not ``holds``; the detail names the groups that fell short."""
+    outcomes = ([_prop2_outcome(None, k) for k in range(25)] + [_prop2_outcome("hall_holds", "same")] * 25
+                + [_prop2_outcome("hall_fails", k) for k in range(3)])
+    r = aggregate(PAPER.claim("Prop. 2 (exact)"), outcomes, 20)
+    assert r.verdict is Verdict.VACUOUS  # the 25 automatic instances held only vacuously
+    assert r.measured["informative"] == {"hall_holds": 25, "hall_fails": 3}
+    assert r.measured["informative_distinct"] == {"hall_holds": 1, "hall_fails": 3}
+    assert "too few informative instances (hall holds, hall fails)" in r.detail
+    enough = [_prop2_outcome(g, (g, k)) for g in ("hall_holds", "hall_fails") for k in range(20)]
+    assert aggregate(PAPER.claim("Prop. 2 (exact)"), enough, 20).verdict is Verdict.HOLDS
+
+
+def test_prop2_exact_on_general_data_alone_is_not_holds():
+    """General realizable data rarely have a query with two optimal tokens: a search on them alone
+    does not reach min_tested instances on both sides of Hall's condition, so it is not ``holds``."""
+    claim = dataclasses.replace(PAPER.claim("Prop. 2 (exact)"), data=setups.realizable(prefix_closed=False))
+    r = run_claim(claim, "quick", seed=0)
+    assert r.verdict is not Verdict.HOLDS
+    assert min(r.measured["informative_distinct"].values()) < r.min_tested
+
+
+def test_shared_query_data_are_realizable_and_informative():
+    """Every instance of Prop. 2 (exact)'s data meets the claim's assumptions and has a query with two
+    optimal tokens (Hall's condition is not automatic there)."""
+    from hypothesis import given, settings
+
+    from ntpcheck.properties.huang2024.section6 import prop2_informative
+
+    claim = PAPER.claim("Prop. 2 (exact)")
+
+    @settings(max_examples=15, deadline=None, database=None)
+    @given(claim.data("quick"))
+    def check(inst):
+        assert not set(setups.violated(inst)) & set(claim.assumptions), str(inst.dataset)
+        assert prop2_informative(evidence(inst)) is not None, str(inst.dataset)
+
+    check()

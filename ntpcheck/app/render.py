@@ -22,6 +22,7 @@ import numpy as np
 
 from ntpcheck.assumptions import CheckResult
 from ntpcheck.properties.framework import COUNT_NAMES, ClaimResult, MatrixCell, Verdict
+from ntpcheck.properties.framework.informative import informative_text
 from ntpcheck.structure import Structure
 
 from .output import ColumnTable
@@ -166,9 +167,12 @@ def result_summary(r: ClaimResult) -> str:
         return f"slack {m.get('slack', float('nan')):.3g}"
     if m.get("implied_c0") is not None:
         return c0_text(m)
+    if "informative" in m:
+        return informative_text(m, r.min_tested)
     if "fitted_exponent" in m:
         ci = m.get("exponent_ci")
-        return f"slowest fitted t^{m['fitted_exponent']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+        which = "closest to the rejection line: " if m.get("rejection_line") is not None else "slowest fitted "
+        return f"{which}t^{m['fitted_exponent']:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
     if "rate" in m:
         return f"rate {m['rate']}"
     ws = m.get("worst_slack")

@@ -2,7 +2,7 @@
 
 * :mod:`.verdicts`: :class:`Verdict` and the per-instance :class:`Outcome`;
 * :mod:`.claim`: the declarative :class:`Claim` record, its sabotage
-  (:class:`Tighten`, :class:`Structural`), :class:`Finding` and :class:`Paper`;
+  (:class:`Tighten`, :class:`Structural`), :class:`Finding`, :class:`Informative` and :class:`Paper`;
 * :mod:`.conjecture`: :func:`conjecture`, a user's own claim from a checker;
 * :mod:`.evidence`: what a checker looks at (structure, max-margin
   solutions, trajectories), computed lazily and cached per instance;
@@ -18,7 +18,7 @@ of any paper or of the application.
 """
 
 from .checks import RTOL, falsified, holds, inconclusive, inequality, outside, requires, tightened, vacuous, worst
-from .claim import Claim, Finding, Paper, Structural, Tighten, slugify
+from .claim import Claim, Finding, Informative, Paper, Structural, Tighten, slugify
 from .conjecture import conjecture
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
@@ -38,6 +38,7 @@ __all__ = [
     "Tighten",
     "Structural",
     "Finding",
+    "Informative",
     "Paper",
     "slugify",
     "conjecture",

@@ -35,7 +35,7 @@ import functools
 from dataclasses import dataclass
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -54,6 +54,7 @@ __all__ = [
     "between",
     "Fit",
     "fit_exponent",
+    "closest_to_rejection",
     "requires",
     "tightened",
     "tighten",
@@ -246,8 +247,41 @@ class Fit:
     t_to: int
     points: int
 
-    def as_measured(self) -> dict:
-        return {"fitted_exponent": self.exponent, "exponent_ci": [self.lo, self.hi], "fit_window": [self.t_from, self.t_to]}
+    def as_measured(self, rejection_line: float | None = None, rejected_if: str = "above") -> dict:
+        """The fit as measured values; with the ``rejection_line`` of the check (an exponent
+        ``rejected_if`` ``"above"`` or ``"below"`` it would falsify the claim), so that
+        :func:`closest_to_rejection` can say which instance came nearest to failing."""
+        m = {"fitted_exponent": self.exponent, "exponent_ci": [self.lo, self.hi], "fit_window": [self.t_from, self.t_to]}
+        if rejection_line is not None:
+            if rejected_if not in ("above", "below"):
+                raise ValueError(f"rejected_if must be 'above' or 'below', got {rejected_if!r}")
+            m.update(rejection_line=float(rejection_line), rejected_if=rejected_if)
+        return m
+
+
+def closest_to_rejection(measured: Sequence[Mapping]) -> Mapping | None:
+    """Of the measured values of several fits (:meth:`Fit.as_measured`), the one whose
+    exponent is nearest to its rejection line on the side that holds (the smallest
+    ``line - exponent`` for ``rejected_if="above"``, ``exponent - line`` for
+    ``"below"``); fits without a line count by their exponent alone (the largest:
+    the slowest decay).  None for no fit.
+
+    Examples
+    --------
+    >>> fits = [Fit(0.95, 0.86, 1.04, 10, 99, 60).as_measured(-0.5, "below"),
+    ...         Fit(-0.33, -0.47, -0.2, 10, 99, 60).as_measured(-0.5, "below")]
+    >>> closest_to_rejection(fits)["fitted_exponent"]
+    -0.33
+    """
+
+    def margin(m: Mapping) -> float:
+        e = float(m["fitted_exponent"])
+        if m.get("rejection_line") is None:
+            return -e
+        line = float(m["rejection_line"])
+        return line - e if m.get("rejected_if", "above") == "above" else e - line
+
+    return min(measured, key=margin, default=None)
 
 
 def fit_exponent(t: np.ndarray, y: np.ndarray, *, points: int = 64) -> Fit | None:

@@ -19,7 +19,7 @@ from ntpcheck.instance import Instance
 
 from .verdicts import Outcome, Verdict
 
-__all__ = ["Claim", "Tighten", "Structural", "Finding", "Paper", "slugify"]
+__all__ = ["Claim", "Tighten", "Structural", "Informative", "Finding", "Paper", "slugify"]
 
 
 #: Words left out of test ids, and short forms (``-k`` needs ASCII words, not "Cor. 1").
@@ -79,6 +79,44 @@ class Structural:
 
 
 @dataclass(frozen=True)
+class Informative:
+    """Where a claim's conclusion is automatic, and the groups of instances where it is not.
+
+    Some claims hold by a one-line argument on part of the data: ``Prop. 2
+    (exact)`` says "formula exact iff Hall's condition", and where every query
+    has at most one optimal token Hall's condition holds trivially and the
+    formula is exact (Prop. 2 in Section 3's setting).  Such instances cannot
+    tell the claim from a tautology, so they are counted apart: ``holds``
+    needs ``min_tested`` held instances with distinct datasets in *each* of
+    ``groups`` (for an "iff": both sides), besides the usual ``min_tested``
+    (:func:`~.results.aggregate`).
+
+    Attributes
+    ----------
+    classify : callable
+        ``classify(evidence) -> str or None``: the instance's group (one of
+        ``groups``), or None where the conclusion is automatic.
+    groups : tuple of str
+        The groups, as keys of the JSON (``"hall_holds"``, ``"hall_fails"``).
+    automatic : str
+        In words, on what part of the data the conclusion is automatic, and why.
+
+    Examples
+    --------
+    >>> Informative(lambda ev: None, ("yes", "no"), "never").groups
+    ('yes', 'no')
+    """
+
+    classify: Callable[[Any], str | None]
+    groups: tuple[str, ...]
+    automatic: str
+
+    def __post_init__(self) -> None:
+        if not self.groups or len(set(self.groups)) != len(self.groups):
+            raise ValueError(f"Informative.groups must be distinct names, got {self.groups!r}")
+
+
+@dataclass(frozen=True)
 class Finding:
     """A claim found false: what is wrong, and its minimal counterexample.
 
@@ -134,6 +172,10 @@ class Claim:
     slug : str or None
         The claim's ASCII test id (``pytest -k``); derived from ``name`` by
         :func:`slugify` when None.
+    informative : Informative or None
+        For a claim whose conclusion is automatic on part of the data: which
+        part, and the groups of the other instances, each of which needs
+        ``min_tested`` held instances for ``holds``.
     """
 
     id: str
@@ -152,6 +194,7 @@ class Claim:
     min_tested: int | None = None
     score: Callable[[Any], float] | None = None
     slug: str | None = None
+    informative: Informative | None = None
 
     def __post_init__(self) -> None:
         if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):

@@ -10,11 +10,16 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from .checks import closest_to_rejection
 from .claim import Claim
+from .informative import informative_measured, informative_text, short_groups
 from .verdicts import TESTED, Outcome, Verdict
 
 __all__ = ["PROFILES", "Profile", "COUNT_NAMES", "CONSTANT_KEYS", "ClaimResult", "count", "min_tested_for",
-           "aggregate", "per_instance_rows"]
+           "aggregate", "per_instance_rows", "short_groups"]
+
+#: The measured values of a fit (:meth:`~.checks.Fit.as_measured`) reported for the one closest to rejection.
+FIT_KEYS = ("fitted_exponent", "exponent_ci", "fit_window", "rejection_line", "rejected_if")
 
 #: Measured constants aggregated as "smallest constant consistent with every instance".
 CONSTANT_KEYS = ("implied_c0", "smallest_constant")
@@ -125,7 +130,10 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     instances held non-vacuously; otherwise the strongest honest verdict:
     ``inconclusive`` if some instance could not be decided, else ``vacuous``
     if some instance held only vacuously, else ``outside-hypotheses``.
-    The counts always say how many instances fell where.
+    A claim with :class:`~.claim.Informative` groups also needs ``min_tested``
+    held instances with distinct datasets in each group (:func:`short_groups`);
+    short of that it is ``vacuous`` where some instance's conclusion was
+    automatic.  The counts always say how many instances fell where.
     """
     counts = count(outcomes)
     errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
@@ -133,11 +141,16 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
         return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested,
                            per_instance=per_instance_rows(outcomes))
     held = [o for o in outcomes if o.verdict is Verdict.HOLDS]
-    if len(held) >= min_tested:
+    informative = informative_measured(claim, outcomes)
+    short = short_groups(claim, outcomes, min_tested)
+    if len(held) >= min_tested and not short:
         verdict = Verdict.HOLDS
     elif counts["inconclusive"]:
         verdict = Verdict.INCONCLUSIVE
-    elif counts["vacuous"]:
+    elif counts["vacuous"] or (short and informative["automatic"]):
+        # An instance where the conclusion is automatic (Informative) held only vacuously: with too
+        # few informative ones the claim could not have failed on most of what was tested, which is
+        # the rule for too few non-vacuous holds.  With none automatic: too few met a group's condition.
         verdict = Verdict.VACUOUS
     else:
         verdict = Verdict.OUTSIDE
@@ -146,22 +159,25 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
         return ClaimResult(claim, Verdict.OUTSIDE, counts, {}, None, "no instance drawn", None, min_tested)
     finite = [o for o in pool if math.isfinite(o.slack)]
     worst = min(finite, key=lambda o: o.slack) if finite else pool[0]
-    measured = {"worst_slack": worst.slack if finite else None, **dict(worst.measured)}
+    measured = {"worst_slack": worst.slack if finite else None, **dict(worst.measured), **informative}
     # Constants of order claims: the smallest value consistent with every instance is the largest one seen.
     tested = [o for o in outcomes if o.verdict in TESTED]
     for key in CONSTANT_KEYS:
         vals = [float(o.measured[key]) for o in tested if o.measured.get(key) is not None]
         if vals:
             measured[key] = max(vals)
-    # Fitted exponents: report the slowest (largest) one seen, with its interval.
-    fits = [o for o in tested if "fitted_exponent" in o.measured]
-    if fits:
-        slow = max(fits, key=lambda o: float(o.measured["fitted_exponent"]))
-        measured["fitted_exponent"] = float(slow.measured["fitted_exponent"])
-        if "exponent_ci" in slow.measured:
-            measured["exponent_ci"] = list(slow.measured["exponent_ci"])
+    # Fitted exponents: report the one closest to its rejection line, with its interval.
+    near = closest_to_rejection([o.measured for o in tested if "fitted_exponent" in o.measured])
+    if near is not None:
+        measured.update({k: near[k] for k in FIT_KEYS if k in near})
+        measured["fitted_exponent"] = float(near["fitted_exponent"])
     detail = worst.detail
-    if verdict is not Verdict.HOLDS:
+    if short:
+        detail = (f"too few informative instances ({', '.join(g.replace('_', ' ') for g in short)}): "
+                  f"{informative_text(informative, min_tested)} (automatic where {claim.informative.automatic}); " + detail)
+    elif informative:
+        detail = f"{informative_text(informative, min_tested)}; " + detail
+    if verdict is not Verdict.HOLDS and len(held) < min_tested:
         detail = f"only {len(held)} of the {min_tested} instances required held non-vacuously; " + detail
     return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested,
                        instance=worst.instance, per_instance=per_instance_rows(outcomes))

@@ -26,7 +26,7 @@ from ntpcheck.textformat import dumps
 
 from .claim import Claim
 from .evidence import evidence
-from .results import COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, min_tested_for, per_instance_rows
+from .results import COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, min_tested_for, per_instance_rows, short_groups
 from .verdicts import TESTED, Outcome, Verdict
 
 __all__ = [
@@ -60,6 +60,8 @@ def prepare(claim: Claim, inst: Instance) -> Instance:
 def evaluate(claim: Claim, inst: Instance) -> Outcome:
     """Apply the claim's setup and run its checker on the evidence of ``inst``.
 
+    For a claim with :class:`~.claim.Informative` groups, an instance that met
+    the hypotheses gets its ``group`` and ``dataset_key``.
     A failure of the setup (for example an infeasible Eq. (2) on data that
     breaks an assumption) or of the check itself becomes an ``error`` outcome.
     A Ctrl-C is never one: it propagates, also when an earlier one was lost
@@ -68,8 +70,11 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
     interrupt.check()
     try:
         ready = prepare(claim, inst)
+        ev = evidence(ready)
         with np.errstate(over="ignore", under="ignore"):
-            o = claim.check(evidence(ready))
+            o = claim.check(ev)
+        if claim.informative is not None and o.verdict in TESTED:
+            o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=ready.dataset)
         return dataclasses.replace(o, instance=describe(ready))
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
@@ -155,9 +160,11 @@ class Search:
         self.first_failure: list[Outcome] | None = None  # the outcomes up to the first falsification
 
     def done(self) -> bool:
-        """Enough instances drawn and held (never once a falsification is being shrunk)."""
+        """Enough instances drawn and held, in each informative group if the claim has
+        any (never once a falsification is being shrunk)."""
         held = sum(o.verdict is Verdict.HOLDS for o in self.outcomes)
-        return self.first_failure is None and len(self.outcomes) >= self.draws and held >= self.need
+        enough = held >= self.need and not short_groups(self.claim, self.outcomes, self.need)
+        return self.first_failure is None and len(self.outcomes) >= self.draws and enough
 
     def step(self, inst: Instance) -> Outcome | None:
         """Check ``inst`` (None if the search is :meth:`done`), recording and targeting the outcome."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any, Hashable, Mapping
 
 __all__ = ["Verdict", "Outcome", "TESTED"]
 
@@ -70,6 +70,12 @@ class Outcome:
     instance : dict or None
         The checked instance's sizes and parameters (``V``, ``N``, ``L_max``,
         ``T``, ``T2``, ``eta0``, ``eta``), for captions; set by the runner.
+    group : str or None
+        For a claim with :class:`~.claim.Informative` groups: the group of the
+        instance, or None where the claim's conclusion is automatic; set by the runner.
+    dataset_key : hashable or None
+        The instance's dataset, equal up to sample order (for counting distinct
+        datasets per group); set by the runner with ``group``.
     """
 
     verdict: Verdict
@@ -78,3 +84,5 @@ class Outcome:
     detail: str = ""
     series: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     instance: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    group: str | None = field(default=None, compare=False)
+    dataset_key: Hashable | None = field(default=None, compare=False, repr=False)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ntpcheck import model
 
-from ..framework.claim import Claim, Structural, Tighten
+from ..framework.claim import Claim, Informative, Structural, Tighten
 from ..framework.evidence import evidence
 from ..framework.verdicts import Verdict
 from . import findings, setups
@@ -28,6 +28,9 @@ from .section6 import (
     check_prop2,
     check_prop2_corrected,
     check_prop2_exact,
+    PROP2_AUTOMATIC,
+    PROP2_GROUPS,
+    prop2_informative,
     complete_bipartite,
     prop2_search_score,
     check_section7,
@@ -63,6 +66,9 @@ NOT_PREFIX_CLOSED = setups.realizable(prefix_closed=False)
 #: has at most one optimal token and Prop. 2's formula is exact) and general realizable data.
 DATA_READINGS = (("", REALIZABLE), ("general data", NOT_PREFIX_CLOSED))
 EXAMPLE1 = setups.fixed(setups.example1)
+#: Prop. 2 (exact) is automatic unless a query has two optimal tokens, which general data rarely give:
+#: its instances join them with a gadget where one query has (:func:`setups.shared_query`).
+PROP2_EXACT_DATA = setups.shared_query
 
 STAGE1 = setups.params(T=300, T2=0)
 PROP1 = setups.params(T=900, T2=0)
@@ -217,11 +223,14 @@ CLAIMS: tuple[Claim, ...] = (
           examples=(findings.prop2_counterexample,)),
     Claim("Prop. 2 (exact)", "§6", "the formula is the max-margin solution iff, under every query, "
           "|N(S)|/|N| >= |S|/|O| for every set S of optimal tokens (Hall's condition for the KKT multipliers; ours)",
-          ASSUMPTIONS_1_2, NOT_PREFIX_CLOSED, check_prop2_exact, setup=SOLVE_ONLY, score=prop2_search_score,
+          ASSUMPTIONS_1_2, PROP2_EXACT_DATA, check_prop2_exact, setup=SOLVE_ONLY, score=prop2_search_score,
           sabotage=structural(None, check_prop2_exact, "Hall's condition replaced by the complete-bipartite one, on data "
                               "where only Hall's holds", condition=_fixed(complete_bipartite),
                               on=setups.hall_not_bipartite),
-          examples=(findings.prop2_counterexample,)),
+          examples=(findings.prop2_counterexample,),
+          informative=Informative(prop2_informative, PROP2_GROUPS, PROP2_AUTOMATIC),
+          notes="Automatic where every query has at most one optimal token (Hall's condition holds trivially): "
+                "holds needs min_tested distinct datasets where Hall's condition holds and as many where it fails."),
     *(Claim("Thm. 3", "§6", "(x* - x_0)^T W_kq^(t) q >= C_2 t and (x_0 - x)^T W_kq^(t) q >= C_2 t for some C_2 > 0: positive "
             "at every t and growing linearly on t in [T'/4, T'] (Theorem 3)",
             ASSUMPTIONS_1_2_3, data, check_thm3_gaps, setup=FULL, reading=_reading("gaps", dv),

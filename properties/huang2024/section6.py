@@ -20,6 +20,9 @@ __all__ = [
     "check_prop2",
     "check_prop2_corrected",
     "check_prop2_exact",
+    "prop2_informative",
+    "PROP2_GROUPS",
+    "PROP2_AUTOMATIC",
     "hall_excess",
     "prop2_search_score",
     "complete_bipartite",
@@ -100,6 +103,33 @@ def prop2_search_score(ev: Evidence) -> float:
         return d
     _, counts = np.unique(ev.dataset.query_indices, return_counts=True)  # a dataset has samples
     return -1.0 - 1.0 / int(counts.max())
+
+
+#: Prop. 2 (exact)'s informative groups (:func:`prop2_informative`).
+PROP2_GROUPS = ("hall_holds", "hall_fails")
+#: Where Prop. 2 (exact)'s conclusion is automatic, in words (:class:`~..framework.claim.Informative`).
+PROP2_AUTOMATIC = ("every query has at most one optimal token or no non-optimal one: Hall's condition then holds "
+                   "trivially and the formula is exact (Prop. 2 in Section 3's setting; W*_kq = 0 is such a case)")
+
+
+def prop2_informative(ev: Evidence) -> str | None:
+    """Prop. 2 (exact)'s group of an instance: ``"hall_holds"`` or ``"hall_fails"`` where some query
+    has two or more optimal tokens and a non-optimal one (the only case where Hall's condition is
+    not automatic), None elsewhere (:data:`PROP2_AUTOMATIC`).
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> from ntpcheck.instance import Instance
+    >>> from ..framework.evidence import evidence
+    >>> from .findings import prop2_counterexample
+    >>> prop2_informative(evidence(Instance(ntpcheck.load("example1")))), prop2_informative(evidence(prop2_counterexample()))
+    (None, 'hall_fails')
+    """
+    d = hall_excess(ev)
+    if d <= -1.0:
+        return None
+    return PROP2_GROUPS[0] if d <= HALL_TOL else PROP2_GROUPS[1]
 
 
 def check_prop2_exact(ev: Evidence, *, condition=None) -> Outcome:
@@ -207,7 +237,7 @@ def check_thm3_gaps(ev: Evidence, *, gap=None) -> Outcome:
     fit = fit_exponent(tt[1:], inc)
     if fit is None or np.mean(inc > 0) < 0.9:
         return inconclusive(f"the gap's increments on t in [{int(tt[0])}, {int(tt[-1])}] are not positive enough to fit a growth rate", **meas)
-    meas.update(fit.as_measured())
+    meas.update(fit.as_measured(GAP_INCREMENT_EXPONENT, "below"))
     what = (f"the gap's increments decay like t^{fit.exponent:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] on t in [{fit.t_from}, {fit.t_to}] "
             f"(linear growth: 0; log t: -1)")
     if fit.hi < GAP_INCREMENT_EXPONENT:

@@ -18,11 +18,12 @@ from typing import Callable
 from hypothesis import strategies as st
 
 import ntpcheck
+from ntpcheck.data import Sample
 from ntpcheck.instance import Instance
 from ntpcheck.model import safe_norm
 from ntpcheck.training import TrainingConfig
 
-from ntpcheck.strategies import STEERS, instances, realizable_datasets, violating
+from ntpcheck.strategies import STEERS, instances, realizable_datasets, token_names, violating
 
 from ..framework.evidence import evidence
 from . import bounds, quantities
@@ -31,6 +32,7 @@ __all__ = [
     "SIZES",
     "realizable",
     "fixed",
+    "shared_query",
     "section7",
     "breaking",
     "violated",
@@ -69,6 +71,48 @@ def realizable(*, prefix_closed: bool = True, embeddings: str = "canonical", ste
         return instances(ds, TrainingConfig(), embeddings=embeddings)
 
     return data
+
+
+def shared_query(profile: str) -> st.SearchStrategy[Instance]:
+    """General realizable data (as :func:`realizable` with ``prefix_closed=False``, or none)
+    joined with a gadget on other tokens where one query ``q`` has two or three optimal tokens.
+
+    The gadget: sentences ``o_i b_i1 ... q -> n(o_i)`` (``b_i`` a drawn set of other
+    tokens, each below ``o_i``; ``q`` is below every ``o_i``) and the collocation samples
+    ``o_i -> n(o_i)`` (``n`` injective).  It is realizable by construction (every
+    sentence's winner ``o_i`` occurs once, as every other token does, and no token is
+    both above and below another), and so is its union with data on disjoint tokens.
+    Whether Hall's condition holds depends on the drawn sets (half of the gadgets are
+    drawn so that it mostly fails), so both sides of Prop. 2 (exact) are reached, which
+    general data alone rarely do (about 10 and 4 in 100).  The gadget has
+    ``max(max_vocab, 5)`` tokens of the profile (:data:`SIZES`): Hall's condition cannot
+    fail with fewer (two optimal tokens need three non-optimal ones, ``q`` among them).
+    """
+    sizes = SIZES[profile]
+    n_general = sizes["max_vocab"]
+    pool = token_names(n_general + max(n_general, 5))[n_general:]  # disjoint from the general data's tokens
+    longest = max(sizes["max_len"] - 2, 1)  # o_i, its set, q
+    general = realizable_datasets(prefix_closed=False, steer=STEERS, **sizes)
+
+    @st.composite
+    def datasets(draw) -> ntpcheck.Dataset:
+        toks = draw(st.permutations(pool))
+        k = draw(st.integers(2, 3))
+        q, opt, rest = toks[0], toks[1:1 + k], toks[1 + k:]
+        free = st.lists(st.sampled_from(rest), max_size=min(longest, len(rest)), unique=True)
+        if draw(st.booleans()):  # free sets below each o_i: Hall's condition mostly holds
+            below = [draw(free) for _ in range(k)]
+        else:  # o_1..o_j share at most one token below them, the others have two or more: it mostly fails
+            j = draw(st.integers(1, k - 1))
+            few = draw(st.lists(st.sampled_from(rest), max_size=1))
+            own = st.lists(st.sampled_from(rest), min_size=min(2, longest, len(rest)), max_size=min(longest, len(rest)), unique=True)
+            below = [(draw(st.sampled_from([[], few])) if i < j else draw(own)) for i in range(k)]
+        nxt = draw(st.permutations(pool))[:k]
+        gadget = [Sample((o,), n) for o, n in zip(opt, nxt)] + [Sample((o, *b, q), n) for o, b, n in zip(opt, below, nxt)]
+        other = draw(st.one_of(st.none(), general))
+        return ntpcheck.Dataset.from_samples(([] if other is None else list(other.samples)) + gadget)
+
+    return instances(datasets(), TrainingConfig())
 
 
 def fixed(factory: Callable[[], Instance]) -> Data:

@@ -74,6 +74,7 @@ RATE_FROM = 0.2
 FIT_FLOOR = 100 * ROUNDING
 
 
+@nonzero_w_kq
 def check_thm1_rate(ev: Evidence) -> Outcome:
     """Theorem 1's rate ``1 - cos = O(log^2 t / t)``, from a fitted exponent with its interval.
 
@@ -87,6 +88,8 @@ def check_thm1_rate(ev: Evidence) -> Outcome:
     (a slower decay), ``inconclusive`` if it straddles it.  ``vacuous`` if
     ``1 - cos`` is below 1e-10 (or the run unfaithful) before ``2 T'/5`` (aligned to rounding level,
     by a symmetry or a faster-than-power decay: no asymptotic window to fit).
+    ``outside-hypotheses`` where ``W*_kq = 0`` (no pair to separate; 1 - cos is then
+    undefined), as for Theorem 1's other readings.
     """
     s = q.stage2(ev)
     y = s.one_minus_cos
@@ -100,7 +103,7 @@ def check_thm1_rate(ev: Evidence) -> Outcome:
     if fit is None:
         return inconclusive("too few steps above rounding level in the fitting window")
     claimed = tighten(bounds.thm1_local_exponent(math.sqrt(fit.t_from * fit.t_to)), "<=")
-    meas = {**fit.as_measured(), "claimed_local_exponent": claimed, "t_max": int(t.max())}
+    meas = {**fit.as_measured(claimed, "above"), "claimed_local_exponent": claimed, "t_max": int(t.max())}
     what = f"1 - cos ~ t^{fit.exponent:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] over t in [{fit.t_from}, {fit.t_to}], log^2 t/t has local exponent {claimed:.3f}"
     if fit.lo > claimed:
         return falsified(claimed - fit.lo, what + ": slower", **meas)
