@@ -45,7 +45,11 @@ a convex problem (the sublevel sets of ``cos`` are complements of cones), so
 ``hi`` can be loose; ``hi_attained`` is found by the monotone linearisation
 ``W_{k+1} = argmin_F <D - c_k W_k / ||W_k||_F, W>`` with ``c_k = cos(W_k)``
 (``cos(W_{k+1}) <= c_k``: the objective is 0 at ``W_k`` and ``||W|| >=
-<W_k, W>/||W_k||``), started from the better of ``W_0`` and ``argmin_F <D, W>``.
+<W_k, W>/||W_k||``), started from ``W_0`` and from the face's ``argmin <D, W>``,
+each step over the exact face ``{U1 M V1^T : M PSD} ∩ F`` (``U1``, ``V1`` the singular
+vectors of the certificate's ``G`` at singular value 1 (to 1e-6): where ``G``
+is exactly dual optimal every minimiser lies there), a k x k program instead
+of the full one; each iterate is checked to be a point of ``F`` all the same.
 
 Every program is solved with cvxpy parameters (compiled once per face).  The
 default ``tol = 1e-6`` is a choice: with ``1e-8`` (the certificate's own
@@ -67,9 +71,6 @@ from .nuclear import NuclearSolution
 
 __all__ = ["CosineRange", "NuclearFace", "cosine_range", "closer_to"]
 
-_CLARABEL = {"tol_feas": 1e-10, "tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "max_iter": 500}
-
-
 @dataclass(frozen=True)
 class CosineRange:
     """``1 - cos`` between one direction and the nuclear-norm minimisers (to ``tol``):
@@ -85,7 +86,7 @@ class CosineRange:
 
     def to_json(self) -> dict:
         return {"lo": self.lo, "lo_attained": self.lo_attained, "hi_attained": self.hi_attained, "hi": self.hi,
-                "reported_minimiser": self.reported, "tol": self.tol}
+                "reported_minimiser": self.reported, "tol": self.tol, "seconds": self.seconds}
 
 
 def closer_to(frobenius: float, nuclear: CosineRange) -> str:
@@ -138,14 +139,25 @@ class NuclearFace:
         self._cc_cons = [p.R @ cp.vec(V, order="C") >= s, cp.normNuc(V) <= s * self.P, cp.norm(V, "fro") <= 1]
         self._cc = cp.Problem(cp.Maximize(cp.sum(cp.multiply(self._D, V))), self._cc_cons)
         self._cc_V, self._cc_s = V, s
+        # The exact face: with G = mat(R^T lam) the certificate's subgradient, every minimiser is U1 M V1^T with M PSD
+        # (<G, W> = ||W||_*), U1, V1 the singular vectors of G at singular value 1; small, so cheap to search.
+        U, sv, Vt = np.linalg.svd((p.R.T @ solution.multipliers).reshape(p.shape))
+        k = max(1, int(np.sum(sv >= 1 - 1e-6)))
+        self.U1, self.V1 = U[:, :k], Vt[:k].T
+        self._Ck = cp.Parameter((k, k))
+        M = cp.Variable((k, k), PSD=True)
+        A = p.R @ np.kron(self.U1, self.V1)
+        self._face = cp.Problem(cp.Minimize(cp.sum(cp.multiply(self._Ck, M))), [A @ cp.vec(M, order="C") >= 1, cp.trace(M) <= self.P])
+        self._face_M = M
 
-    def _solve(self, prob, what: str) -> None:
+    def _solve(self, prob, what: str, accuracy: float = 1e-10) -> None:
         import cvxpy as cp
 
+        opts = {"tol_feas": accuracy, "tol_gap_abs": accuracy, "tol_gap_rel": accuracy, "max_iter": 500}
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                prob.solve(solver=self.solver, **(_CLARABEL if self.solver == "CLARABEL" else {}))
+                prob.solve(solver=self.solver, **(opts if self.solver == "CLARABEL" else {}))
         except cp.error.SolverError as e:
             raise SolverFailedError(f"{self.solver} failed on the nuclear face's {what}: {e}") from None
         if prob.status not in ("optimal", "optimal_inaccurate"):
@@ -170,6 +182,18 @@ class NuclearFace:
         bound = float(lam.sum() - self.P * np.linalg.norm(C - G, 2))
         return self._feasible(np.asarray(self._lin_W.value, dtype=float)), bound
 
+    def minimise_on_face(self, C: np.ndarray) -> np.ndarray | None:
+        """A point ``U1 M V1^T`` (``M`` PSD: nuclear norm ``tr M``) of ``F`` minimising ``<C, W>`` among those;
+        None if the solver fails.  A witness only: it certifies nothing about the rest of ``F``."""
+        import cvxpy as cp
+
+        self._Ck.value = self.U1.T @ C @ self.V1
+        try:
+            self._solve(self._face, "face program", accuracy=1e-8)
+        except (SolverFailedError, cp.error.SolverError):
+            return None
+        return self._feasible(self.U1 @ np.asarray(self._face_M.value, dtype=float) @ self.V1.T)
+
     def max_cos(self, D: np.ndarray) -> tuple[np.ndarray | None, float]:
         """A point of ``F`` of largest ``cos`` with unit ``D``, and a certified upper bound on that cos."""
         self._D.value = D
@@ -182,7 +206,19 @@ class NuclearFace:
         return W, min(bound, 1.0)
 
 
-def cosine_range(face: NuclearFace, direction: np.ndarray, steps: int = 2, gap: float = 1e-6) -> CosineRange:
+def _descend(face: NuclearFace, D: np.ndarray, W: np.ndarray, steps: int) -> np.ndarray:
+    """The monotone linearisation from ``W`` (on the exact face) over the exact face: ``cos(D, .)`` only decreases;
+    it stops after ``steps``, when a step gains less than 1e-5, or when the solver fails (a witness search only)."""
+    for _ in range(steps):
+        c = _cos(D, W)
+        nxt = face.minimise_on_face(D - c * _unit(W))
+        if nxt is None or _cos(D, nxt) > c - 1e-5:
+            break
+        W = nxt
+    return W
+
+
+def cosine_range(face: NuclearFace, direction: np.ndarray, steps: int = 20, gap: float = 1e-6) -> CosineRange:
     """The range of ``1 - cos(direction, W)`` over the nuclear face (see the module docstring for the proofs).
 
     Raises
@@ -214,19 +250,9 @@ def cosine_range(face: NuclearFace, direction: np.ndarray, steps: int = 2, gap: 
     else:
         c_lo = m_lo / face.min_frobenius if face.min_frobenius else -1.0
     reported = 1.0 - _cos(D, face.W0)
-    W = min((face.W0, W_m), key=lambda X: _cos(D, X))
-    for _ in range(steps):
-        c = _cos(D, W)
-        nxt, _ = face.minimise(D - c * _unit(W))
-        if nxt is None or _cos(D, nxt) > c - 1e-9:
-            break
-        W = nxt
-    hi_attained = max(reported, 1.0 - _cos(D, W))
-    return CosineRange(lo=1.0 - c_up, lo_attained=1.0 - _cos(D, W_lo), hi_attained=hi_attained,
+    starts = [W for W in (face.W0, face.minimise_on_face(D)) if W is not None]
+    hi_attained = max([reported, 1.0 - _cos(D, W_m)] + [1.0 - _cos(D, _descend(face, D, W, steps)) for W in starts])
+    lo_attained = 1.0 - _cos(D, W_lo)  # may undercut the bound by the solver's accuracy (its W is in F to P (1 + tol))
+    return CosineRange(lo=min(1.0 - c_up, lo_attained), lo_attained=lo_attained, hi_attained=hi_attained,
                        hi=min(2.0, 1.0 - max(-1.0, c_lo)), reported=reported, tol=face.tol, seconds=time.perf_counter() - t0)
 
-
-def solution_cosine_ranges(solution: NuclearSolution, directions, frobenius_norm: float, tol: float = 1e-6) -> list[CosineRange]:
-    """:func:`cosine_range` for each direction, over one face (its programs compiled once)."""
-    face = NuclearFace(solution, tol, frobenius_norm)
-    return [cosine_range(face, D) for D in directions]
