@@ -40,3 +40,17 @@ def test_unique_minimiser_collapses_the_range():
 def test_conclusion_needs_the_whole_range(frob, expected):
     r = CosineRange(lo=0.2, lo_attained=0.21, hi_attained=0.4, hi=0.5, reported=0.3, tol=1e-6, seconds=0.0)
     assert closer_to(frob, r) == expected
+
+
+def test_algorithms_table_json_and_csv_carry_the_range_and_the_conclusion():
+    from ntpcheck.algorithms import VARIANTS
+    from ntpcheck.app.algorithms_figure import TABLE_HEADER, Direction, directions_csv, directions_table
+
+    r = CosineRange(lo=0.229, lo_attained=0.229, hi_attained=0.704, hi=0.839, reported=0.311, tol=1e-6, seconds=0.0)
+    t = np.array([0.0, 900.0])
+    d = Direction(VARIANTS[0], t, np.array([0.5, 0.234]), np.array([0.6, 0.311]), None, None, None, 0.0, r)
+    row = dict(zip(TABLE_HEADER, directions_table([d])[0]))
+    assert row["all W_nuc: found"] == "0.229-0.704" and row["certified"] == "0.229-0.839" and row["closer to"] == "undecided"
+    doc = d.to_json()
+    assert doc["closer_to"] == "undecided" and doc["final_one_minus_cos_nuclear_set"]["hi_attained"] == 0.704
+    assert f"{VARIANTS[0].name},nuclear_set_hi,900,0.839" in directions_csv([d]).splitlines()

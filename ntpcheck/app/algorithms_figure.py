@@ -158,8 +158,9 @@ def directions_figure(rows: list[Direction], info: dict):
         r = d.nuclear_range
         if r is not None:  # every minimiser at t = T': found (solid) and certified (dotted)
             ax.vlines(d.t[-1], r.lo, r.hi, color="C1", linestyle=":", linewidth=1)
+            verdict = "undecided" if d.closer_to == "undecided" else f"closer to {d.closer_to}"
             ax.vlines(d.t[-1], r.lo_attained, r.hi_attained, color="C1", linewidth=3,
-                      label=f"to every nuclear minimiser: closer to {d.closer_to}")
+                      label=f"to every nuclear minimiser at t = {int(d.t[-1])} (dotted: certified): {verdict}")
         ax.set_yscale("log")
         p = "" if d.unseen_min_probability is None else f"; unseen: p >= {d.unseen_min_probability:.2f}"
         ax.set_title(f"{d.algorithm.name}{p}", fontsize=9)
