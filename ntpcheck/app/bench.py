@@ -208,10 +208,9 @@ def _ms(x: float) -> str:
 
 
 def run_bench(args) -> int:
-    from .output import check_output_file, write_json
+    from .output import write_json
     from .render import table
 
-    check_output_file(args.json_path, "--json")  # before the minutes of timing
     out = sys.stderr if args.json_path == "-" else sys.stdout
     print = functools.partial(builtins.print, file=out)  # noqa: A001 - text to stderr under --json -
     sizes = args.sizes

@@ -286,9 +286,7 @@ def cmd_reproduce(args) -> int:
     from ntpcheck.atomic import atomic_write_bytes
 
     from .figures import csv_text, figure2, figure2_data
-    from .output import check_output_dir
 
-    check_output_dir(args.out, "--out", empty=False)  # the figures are written beside what is there
     t0 = time.perf_counter()
     if args.figure == "algorithms":
         from .algorithms_figure import reproduce_algorithms

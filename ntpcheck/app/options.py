@@ -13,10 +13,11 @@ do nothing for the values given (``train --eta`` with ``--T2 0``) get a
 one-line warning.  To tell "not given" from "given the default", these
 options default to None in the parser and get their documented default here.
 
-Output paths are checked here too (:func:`.output.check_output_file`): a
-``--json`` path that is one of the command's input files is refused (writing
-it would destroy the input).  (``--report`` takes only a new or empty
-directory: :func:`.output.check_output_dir`.)
+Every output path (``--json``, ``--npz``, ``--report``, ``--out``) is checked
+here, once, before any work (:func:`.output.check_output_file`,
+:func:`.output.check_output_dir`): an output file that is one of the
+command's input files is refused (writing it would destroy the input), and
+``--report`` takes only a new or empty directory.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import sys
 
 from ntpcheck.errors import NTPCheckError, OutputPathError
 
-from .output import check_output_file
+from .output import check_output_dir, check_output_file
 
 __all__ = ["ascii_safe_streams", "check_options", "DEFAULTS"]
 
@@ -80,19 +81,33 @@ def _warn_inert(args: argparse.Namespace) -> None:
         _warn("--eta0 has no effect with --T 0 (no stage-1 step is taken)")
 
 
-def _inputs(args: argparse.Namespace) -> list[str]:
-    """The command's input files that exist (a built-in dataset name is not a file)."""
-    names = [getattr(args, "dataset", None), getattr(args, "embeddings", None)]
-    return [n for n in names if n and os.path.isfile(n)]
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """The command's input files that exist, as ``(what, path)`` (a built-in dataset name is not a file)."""
+    names = [("dataset", getattr(args, "dataset", None)), ("embeddings", getattr(args, "embeddings", None))]
+    return [(what, n) for what, n in names if n and os.path.isfile(n)]
 
 
-def _check_json_path(args: argparse.Namespace) -> None:
-    path = getattr(args, "json_path", None)
-    check_output_file(path, "--json")
-    if path and path != "-" and os.path.exists(path):
-        for source in _inputs(args):
-            if os.path.samefile(path, source):
-                raise OutputPathError(f"--json {path}: is the input file {source}; writing it would destroy it")
+#: Every output file option: (option, attribute of the parsed arguments).
+_OUTPUT_FILES = (("--json", "json_path"), ("--npz", "npz"))
+#: Every output directory option: (option, attribute, whether it must be new or empty).
+_OUTPUT_DIRS = (("--report", "report", True), ("--out", "out", False))  # --out: figures beside what is there
+
+
+def _check_output_paths(args: argparse.Namespace) -> None:
+    """Every output path of the command, once, before any work: writable (a real probe,
+    :func:`.output.check_output_file`, :func:`.output.check_output_dir`), and no output file
+    is one of the command's input files."""
+    if getattr(args, "npz", None) == "-":
+        raise OutputPathError("--npz -: the .npz file needs a path (it is binary; standard output takes the text or JSON)")
+    for option, name in _OUTPUT_FILES:
+        path = getattr(args, name, None)
+        check_output_file(path, option)
+        if path and path != "-" and os.path.exists(path):
+            for what, source in _inputs(args):
+                if os.path.samefile(path, source):
+                    raise OutputPathError(f"{option} {path}: is the {what} file {source}; writing it would destroy it")
+    for option, name, empty in _OUTPUT_DIRS:
+        check_output_dir(getattr(args, name, None), option, empty=empty)
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -100,7 +115,7 @@ def check_options(args: argparse.Namespace) -> None:
     in the defaults of the options that the parser leaves at None."""
     _refuse_ignored(args)
     _warn_inert(args)
-    _check_json_path(args)
+    _check_output_paths(args)
     for name, value in DEFAULTS.items():
         if getattr(args, name, False) is None:
             setattr(args, name, value)

@@ -37,7 +37,6 @@ W*_ov x, by token x: each column equals its fill except at the tokens listed:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,7 +44,7 @@ import numpy as np
 
 from ntpcheck import maxmargin as mm
 from ntpcheck.embeddings import is_canonical, is_orthonormal
-from ntpcheck.errors import NTPCheckError, OutputPathError
+from ntpcheck.errors import NTPCheckError
 from ntpcheck.maxmargin.compact import CompactSolution, solve_eq2_compact, solve_eq3_compact
 from ntpcheck.properties.huang2024.bounds import prop2_entries
 from ntpcheck.sparsecols import SparseColumns
@@ -54,7 +53,6 @@ from ntpcheck.textformat import load_with_header
 from ntpcheck.textheader import Header
 
 from .npz import write_npz
-from .output import check_output_file
 from .embedding_choice import chosen_embeddings
 from .solve_render import solve_json, solve_text
 
@@ -88,12 +86,12 @@ class SolveReport:
 
 
 def run_solve(args, emit: Callable, warn: Callable[[str], None]) -> int:
-    """The command: check the outputs, load, solve, write ``--npz``, print text or JSON.
+    """The command: load, solve, write ``--npz``, print text or JSON (the output paths,
+    ``--npz`` among them, were checked before any work: :func:`.options.check_options`).
 
     The CLI's helpers come as arguments (the CLI imports this module):
     ``emit(args, json, text, compact)`` prints, ``warn`` says a warning.
     """
-    _check_npz_path(args)
     ds, header = load_with_header(args.dataset)
     rep = solve_report(args, analyse(ds), header)
     if not len(rep.w_ov.columns):
@@ -102,19 +100,6 @@ def run_solve(args, emit: Callable, warn: Callable[[str], None]) -> int:
         write_npz(args.npz, npz_arrays(rep))
     emit(args, lambda: solve_json(rep, args.dense), lambda: solve_text(rep, args.dense), compact=len(rep.structure.queries) > 100)
     return 0
-
-
-def _check_npz_path(args) -> None:
-    """``--npz`` names a writable file that is not one of the command's inputs."""
-    path = args.npz
-    if path is None:
-        return
-    if path == "-":
-        raise OutputPathError("--npz -: the .npz file needs a path (it is binary; standard output takes the text or JSON)")
-    check_output_file(path, "--npz")
-    for what, other in (("dataset", args.dataset), ("embeddings", args.embeddings)):
-        if other and os.path.isfile(other) and os.path.exists(path) and os.path.samefile(path, other):
-            raise OutputPathError(f"--npz {path}: is the {what} file; it would be overwritten")
 
 
 def solve_report(args, st: Structure, header: Header | None = None) -> SolveReport:

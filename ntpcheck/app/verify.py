@@ -16,7 +16,7 @@ from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import RunInterrupted, Verdict, algorithm_cells, matrix_cells, run_claims, select_claims, versions
 
 from . import render
-from .output import INTERRUPTED, check_output_dir, check_output_file, write_json
+from .output import INTERRUPTED, write_json
 
 __all__ = ["run_verify", "run_matrix", "run_papers"]
 
@@ -34,16 +34,10 @@ def _pins(args) -> str:
     return "" if args.pinned else ", pinned examples skipped"
 
 
-def _check_outputs(args) -> None:
-    """Every output path, before any work (exit 2 on a bad one)."""
-    check_output_file(getattr(args, "json_path", None), "--json")
-    check_output_dir(getattr(args, "report", None), "--report")
-
-
 def run_verify(args) -> int:
     """Entry point of ``ntpcheck verify``.  Ctrl-C stops it cleanly: the verdicts
-    finished so far are printed and written (``"complete": false``), exit 130."""
-    _check_outputs(args)
+    finished so far are printed and written (``"complete": false``), exit 130.  Output paths
+    were checked before (:func:`.options.check_options`)."""
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
     if not getattr(args, "dataset", None) and (getattr(args, "embeddings", None) or getattr(args, "dim", None)):
@@ -115,7 +109,6 @@ def _on_dataset(p, claims, args):
 
 def run_matrix(args) -> int:
     """Entry point of ``ntpcheck matrix`` (Ctrl-C as in :func:`run_verify`)."""
-    _check_outputs(args)
     p = paper(args.paper)
     claims = select_claims(p.claims, args.claims)
     if getattr(args, "axis", "assumption") == "algorithm":
