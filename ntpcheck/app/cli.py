@@ -21,10 +21,9 @@ from ntpcheck import interrupt
 from ntpcheck.assumptions import check_all, failed
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.structure import analyse
-from ntpcheck.textformat import load_with_header
 
 from . import render as report
-from .embedding_choice import chosen_embeddings
+from .embedding_choice import load_with_embeddings
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
 from .options import ascii_safe_streams, check_options
 from .output import INTERRUPTED, write_json
@@ -145,12 +144,6 @@ def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
                    help="skip the pinned regression examples: report only what the search finds on its own")
 
 
-def _dataset(args):
-    """The dataset of ``args.dataset`` and its embeddings (:func:`.embedding_choice.chosen_embeddings`)."""
-    ds, header = load_with_header(args.dataset)
-    return ds, chosen_embeddings(args, ds, header, args.dataset)
-
-
 def _emit(args, obj, text, compact: bool = False) -> None:
     """The text on standard output unless ``--json -``, then the strict JSON (:func:`.output.write_json`,
     large tables streamed) to ``--json``'s path; either may be given as a function that builds it,
@@ -166,7 +159,7 @@ def _warn(message: str) -> None:
 
 
 def cmd_check(args) -> int:
-    ds, E = _dataset(args)
+    ds, _, E = load_with_embeddings(args)
     st = analyse(ds)
     res = check_all(st, E)
     _emit(args, lambda: report.check_json(st, res), lambda: report.check_text(st, res), compact=ds.n_samples > 1000)
@@ -183,7 +176,7 @@ def cmd_train(args) -> int:
     from ntpcheck.model import predict_proba
     from ntpcheck.training import TrainingConfig, train
 
-    ds, E = _dataset(args)
+    ds, _, E = load_with_embeddings(args)
     predict = [s.split() for s in args.predict]
     encoded = [ds.encode(s) for s in predict]  # fail on bad tokens before training
     cfg = TrainingConfig(T=args.T, T2=args.T2, eta0=args.eta0, eta=args.eta, record_attention=False, stride=max(1, max(args.T, args.T2)))

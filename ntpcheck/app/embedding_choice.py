@@ -15,9 +15,10 @@ import numpy as np
 from ntpcheck.data import Dataset
 from ntpcheck.embeddings import canonical, load_embeddings, random_orthonormal
 from ntpcheck.errors import EmbeddingError
+from ntpcheck.textformat import load_with_header
 from ntpcheck.textheader import Header
 
-__all__ = ["chosen_embeddings"]
+__all__ = ["chosen_embeddings", "load_with_embeddings"]
 
 
 def _from_option(args, n_vocab: int) -> np.ndarray:
@@ -60,3 +61,10 @@ def chosen_embeddings(args, dataset: Dataset, header: Header | None = None, sour
         raise EmbeddingError(f"--embeddings {args.embeddings} conflicts with the embeddings in the header of "
                              f"{source or dataset.name} (line {header.at['embeddings']}); give only one of them")
     return E
+
+
+def load_with_embeddings(args) -> tuple[Dataset, Header, np.ndarray]:
+    """The dataset of ``args.dataset`` (a file or a built-in name), its header, and the
+    embeddings :func:`chosen_embeddings` picks from the options and the header."""
+    ds, header = load_with_header(args.dataset)
+    return ds, header, chosen_embeddings(args, ds, header, args.dataset)

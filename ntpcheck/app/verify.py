@@ -86,13 +86,11 @@ def _on_dataset(p, claims, args):
     from ntpcheck.embeddings import is_canonical
     from ntpcheck.instance import Instance
     from ntpcheck.properties.framework import checks_as_given, run_on_instance
-    from ntpcheck.textformat import load_with_header
 
-    from .embedding_choice import chosen_embeddings
+    from .embedding_choice import load_with_embeddings
 
     path = args.dataset
-    ds, header = load_with_header(path)
-    E = chosen_embeddings(args, ds, header, path)
+    ds, header, E = load_with_embeddings(args)
     inst = dataclasses.replace(Instance.from_header(ds, header), embeddings=None if is_canonical(E) else E)
     breaks = p.violated(inst)
     setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if header.params else ""
