@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from ntpcheck.instance import Instance
 
+from .parts import Part
 from .verdicts import Outcome, Verdict
 
 __all__ = ["Claim", "Tighten", "Structural", "Informative", "Finding", "Paper", "slugify"]
@@ -176,6 +177,15 @@ class Claim:
         For a claim whose conclusion is automatic on part of the data: which
         part, and the groups of the other instances, each of which needs
         ``min_tested`` held instances for ``holds``.
+    parts : tuple of Part
+        The parts of the statement (each constant, term, exponent, threshold;
+        :mod:`.parts`).  ``holds`` needs each part that is not ``dominated`` to be
+        killed (its 1%-stronger mutant falsified) by some tested instance.
+    target : callable or None
+        ``target(evidence) -> float``: where the claim's slack is pinned by
+        construction (equality at t = 0, saturation), a score that varies across
+        instances and ignores those points, handed to :func:`hypothesis.target`
+        instead of the slack (larger is closer to failure).
     """
 
     id: str
@@ -195,10 +205,20 @@ class Claim:
     score: Callable[[Any], float] | None = None
     slug: str | None = None
     informative: Informative | None = None
+    parts: tuple[Part, ...] = ()
+    target: Callable[[Any], float] | None = None
 
     def __post_init__(self) -> None:
         if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):
             raise ValueError(f"{self.name}: a claim is expected falsified exactly when it has a finding")
+        names = [p.name for p in self.parts]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: part names must be distinct, got {names}")
+
+    @property
+    def live_parts(self) -> tuple[Part, ...]:
+        """The parts that must be exercised (not declared ``dominated``)."""
+        return tuple(p for p in self.parts if p.dominated is None)
 
     @property
     def name(self) -> str:

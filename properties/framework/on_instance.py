@@ -15,6 +15,7 @@ from ntpcheck.instance import Instance
 from ntpcheck.textheader import Header
 
 from .claim import Claim
+from .results import exercised
 from .runner import ClaimResult, per_instance_rows, count, counterexample_text, evaluate
 from .verdicts import Outcome, Verdict
 
@@ -58,8 +59,10 @@ def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str], *, as_g
         detail = f"the data break {', '.join(listed)}, which the claim assumes; {said} ({o.verdict}: {o.detail})"
         return ClaimResult(claim, Verdict.OUTSIDE, count([Outcome(Verdict.OUTSIDE)]), measured, cex, detail,
                            o.series, 1, tuple(breaks), held, instance=o.instance, per_instance=per_instance_rows([o]))
+    # One given instance: its own verdict, with the parts it exercised said beside it (a single
+    # instance is not a search, so the parts rule of aggregate() does not apply).
     return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict),
-                       instance=o.instance, per_instance=per_instance_rows([o]))
+                       instance=o.instance, per_instance=per_instance_rows([o]), exercised=exercised(claim, [o]))
 
 
 def checks_as_given(claim: Claim, header: Header) -> bool:

@@ -15,8 +15,8 @@ from .claim import Claim
 from .informative import informative_measured, informative_text, short_groups
 from .verdicts import TESTED, Outcome, Verdict
 
-__all__ = ["PROFILES", "Profile", "COUNT_NAMES", "CONSTANT_KEYS", "ClaimResult", "count", "min_tested_for",
-           "aggregate", "per_instance_rows", "short_groups"]
+__all__ = ["PROFILES", "Profile", "COUNT_NAMES", "CONSTANT_KEYS", "ClaimResult", "count", "distinct_held", "exercised",
+           "never_exercised_text", "min_tested_for", "aggregate", "per_instance_rows", "short_groups"]
 
 #: The measured values of a fit (:meth:`~.checks.Fit.as_measured`) reported for the one closest to rejection.
 FIT_KEYS = ("fitted_exponent", "exponent_ci", "fit_window", "rejection_line", "rejected_if")
@@ -52,8 +52,9 @@ class ClaimResult:
     """The aggregated verdict of one claim over a run, with how much was tested.
 
     ``counts``: ``drawn`` (instances checked), ``tested`` (met the claim's
-    hypotheses: holds + falsified + vacuous + inconclusive), and one count per
-    per-instance verdict.  ``min_tested``: what ``holds`` required.
+    hypotheses: holds + falsified + vacuous + inconclusive), one count per
+    per-instance verdict, and ``distinct``: the same over distinct instances.
+    ``min_tested``: the distinct instances that had to hold for ``holds``.
     """
 
     claim: Claim
@@ -75,6 +76,9 @@ class ClaimResult:
     #: ``(verdict, slack, instance, shrunk)`` of every instance counted, in draw order, then any shrunk
     #: counterexample (``shrunk`` True), for the report's plots.
     per_instance: tuple = field(default=(), compare=False, repr=False)
+    #: What the tested instances exercised (:func:`exercised`): ``exercised`` (kills per live
+    #: part), ``dominated`` and ``mutation_score``; empty for a claim without parts.
+    exercised: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def instances(self) -> int:
@@ -90,6 +94,7 @@ class ClaimResult:
             "measured": dict(self.measured),
             "counterexample": self.counterexample,
             "detail": self.detail,
+            **dict(self.exercised),
             **({"breaks": list(self.breaks), "conclusion_holds": self.conclusion_holds} if self.breaks is not None else {}),
             **({"seconds": self.seconds, "instances_per_second": self.instances_per_second} if self.seconds is not None else {}),
         }
@@ -111,10 +116,63 @@ def per_instance_rows(outcomes: Sequence[Outcome], shrunk: Outcome | None = None
     return tuple(rows)
 
 
-def count(outcomes: Sequence[Outcome]) -> dict[str, int]:
-    """The counts of a run: drawn, tested (met the hypotheses), and one per verdict."""
+def count(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The counts of a run: drawn, tested (met the hypotheses), one per verdict, and
+    ``distinct``: the same counts over distinct instances (:func:`~.runner.instance_key`;
+    an instance drawn twice counts once, under each verdict it got).
+
+    Examples
+    --------
+    >>> o = [Outcome(Verdict.HOLDS, key=1), Outcome(Verdict.HOLDS, key=1), Outcome(Verdict.OUTSIDE, key=2)]
+    >>> c = count(o)
+    >>> c["holds"], c["distinct"]["holds"], c["distinct"]["drawn"]
+    (2, 1, 2)
+    """
     by = {v: sum(o.verdict is v for o in outcomes) for v in Verdict}
-    return {"drawn": len(outcomes), "tested": sum(by[v] for v in TESTED), **{name: by[v] for v, name in COUNT_NAMES.items()}}
+    keys = {v: {_key(o) for o in outcomes if o.verdict is v} for v in Verdict}
+    distinct = {"drawn": len({_key(o) for o in outcomes}), "tested": len(set().union(*(keys[v] for v in TESTED))),
+                **{name: len(keys[v]) for v, name in COUNT_NAMES.items()}}
+    return {"drawn": len(outcomes), "tested": sum(by[v] for v in TESTED), **{name: by[v] for v, name in COUNT_NAMES.items()},
+            "distinct": distinct}
+
+
+def _key(o: Outcome):
+    """An outcome's instance key (its identity when the runner set none)."""
+    return o.key if o.key is not None else id(o)
+
+
+def distinct_held(outcomes: Sequence[Outcome]) -> int:
+    """Distinct instances (:func:`~.runner.instance_key`) that held non-vacuously: what ``min_tested`` counts."""
+    return len({_key(o) for o in outcomes if o.verdict is Verdict.HOLDS})
+
+
+def exercised(claim: Claim, outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """Which parts of ``claim`` the tested instances exercised (:mod:`.parts`): ``exercised``,
+    per live part the distinct instances whose outcome killed its mutant; ``dominated``, the
+    parts declared unable to matter; ``mutation_score``, the fraction of live parts killed
+    (None without live parts).  Empty for a claim with no parts.
+
+    Examples
+    --------
+    >>> from .parts import Part
+    >>> c = Claim("X", "", "", (), None, None, parts=(Part("a", "constant"), Part("b", "term"), Part("c", "term", dominated="proof")))
+    >>> exercised(c, [Outcome(Verdict.HOLDS, key=1, kills=frozenset({"a"})), Outcome(Verdict.HOLDS, key=2, kills=frozenset({"a"}))])
+    {'exercised': {'a': 2, 'b': 0}, 'dominated': ['c'], 'mutation_score': 0.5}
+    """
+    if not claim.parts:
+        return {}
+    live = claim.live_parts
+    kills = {p.name: len({_key(o) for o in outcomes if p.name in o.kills}) for p in live}
+    score = sum(n > 0 for n in kills.values()) / len(live) if live else None
+    return {"exercised": kills, "dominated": [p.name for p in claim.parts if p.dominated is not None], "mutation_score": score}
+
+
+def never_exercised_text(claim: Claim, ex: Mapping[str, Any]) -> str:
+    """The live parts no instance killed, in words (empty if none)."""
+    parts = {p.name: p for p in claim.live_parts}
+    never = [n for n, k in ex.get("exercised", {}).items() if k == 0]
+    return "; ".join(f"{n} never mattered (its mutant, {parts[n].mutant}, held on every instance"
+                     + (f": {parts[n].what}" if parts[n].what else "") + ")" for n in never)
 
 
 def min_tested_for(claim: Claim, profile: str) -> int:
@@ -127,24 +185,34 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     """One verdict from the per-instance outcomes (none of them falsified).
 
     ``error`` if any check failed; ``holds`` if at least ``min_tested``
-    instances held non-vacuously; otherwise the strongest honest verdict:
-    ``inconclusive`` if some instance could not be decided, else ``vacuous``
-    if some instance held only vacuously, else ``outside-hypotheses``.
+    distinct instances held non-vacuously and every live part of the claim
+    (:mod:`.parts`) was killed by some instance; ``vacuous`` if enough held but
+    some part never mattered (the detail names it); otherwise the strongest
+    honest verdict: ``inconclusive`` if some instance could not be decided,
+    else ``vacuous`` if some instance held only vacuously, else
+    ``outside-hypotheses``.
     A claim with :class:`~.claim.Informative` groups also needs ``min_tested``
     held instances with distinct datasets in each group (:func:`short_groups`);
     short of that it is ``vacuous`` where some instance's conclusion was
     automatic.  The counts always say how many instances fell where.
     """
     counts = count(outcomes)
+    ex = exercised(claim, outcomes)
     errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
     if errors:
         return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested,
-                           per_instance=per_instance_rows(outcomes))
+                           per_instance=per_instance_rows(outcomes), exercised=ex)
     held = [o for o in outcomes if o.verdict is Verdict.HOLDS]
+    n_held = distinct_held(outcomes)
     informative = informative_measured(claim, outcomes)
     short = short_groups(claim, outcomes, min_tested)
-    if len(held) >= min_tested and not short:
+    never = never_exercised_text(claim, ex)
+    if n_held >= min_tested and not short and not never:
         verdict = Verdict.HOLDS
+    elif n_held >= min_tested and not short:
+        # Enough held, but some part of the statement never mattered on any of them: the
+        # claim could not have failed in that part on what was tested.
+        verdict = Verdict.VACUOUS
     elif counts["inconclusive"]:
         verdict = Verdict.INCONCLUSIVE
     elif counts["vacuous"] or (short and informative["automatic"]):
@@ -177,7 +245,10 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
                   f"{informative_text(informative, min_tested)} (automatic where {claim.informative.automatic}); " + detail)
     elif informative:
         detail = f"{informative_text(informative, min_tested)}; " + detail
-    if verdict is not Verdict.HOLDS and len(held) < min_tested:
-        detail = f"only {len(held)} of the {min_tested} instances required held non-vacuously; " + detail
+    if never and n_held >= min_tested:
+        detail = f"{never}; " + detail
+    if verdict is not Verdict.HOLDS and n_held < min_tested:
+        detail = (f"only {n_held} distinct instances of the {min_tested} required held non-vacuously"
+                  + (f" ({len(held)} with repeats)" if len(held) != n_held else "") + "; " + detail)
     return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested,
-                       instance=worst.instance, per_instance=per_instance_rows(outcomes))
+                       instance=worst.instance, per_instance=per_instance_rows(outcomes), exercised=ex)

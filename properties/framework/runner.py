@@ -26,7 +26,9 @@ from ntpcheck.textformat import dumps
 
 from .claim import Claim
 from .evidence import evidence
-from .results import COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, min_tested_for, per_instance_rows, short_groups
+from .parts import mutating
+from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
+                      short_groups)
 from .verdicts import TESTED, Outcome, Verdict
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "count",
     "min_tested_for",
     "prepare",
+    "instance_key",
     "evaluate",
     "aggregate",
     "Search",
@@ -57,9 +60,40 @@ def prepare(claim: Claim, inst: Instance) -> Instance:
     return inst if claim.setup is None else claim.setup(inst)
 
 
-def evaluate(claim: Claim, inst: Instance) -> Outcome:
+def instance_key(inst: Instance) -> tuple:
+    """What makes two instances the same test: the dataset up to the order of its samples
+    and of its vocabulary, the embeddings of each token (None: canonical), the training parameters with the step sizes resolved,
+    and the algorithm's name.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> a = Instance(ntpcheck.loads("A -> B\\nB -> A\\n"))
+    >>> b = Instance(ntpcheck.loads("B -> A\\nA -> B\\n"))
+    >>> instance_key(a) == instance_key(b), instance_key(a) == instance_key(b.with_params(T=5))
+    (True, False)
+    """
+    ds = inst.dataset
+    samples = frozenset((s.key, s.weight) for s in ds.samples)
+    # The order of the vocabulary is a naming convention: the embeddings are keyed by token.
+    emb = None if inst.embeddings is None else tuple(sorted(zip(ds.vocab, (c.tobytes() for c in inst.E.T))))
+    eta0, eta = inst.steps
+    return (samples, tuple(sorted(ds.vocab)), emb, inst.T, inst.T2, float(eta0), float(eta), inst.stage1_margin,
+            None if inst.algorithm is None else inst.algorithm.name)
+
+
+#: Per-instance verdicts on which the claim's mutants are evaluated (every one but a failure:
+#: a threshold's mutant can bring an instance that was outside its hypotheses inside).
+MUTATED = frozenset({Verdict.HOLDS, Verdict.VACUOUS, Verdict.INCONCLUSIVE, Verdict.OUTSIDE})
+
+
+def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
     """Apply the claim's setup and run its checker on the evidence of ``inst``.
 
+    The outcome gets the instance's ``key`` (:func:`instance_key`).  With
+    ``mutants``, the checker is run again once per part of the claim
+    (:mod:`.parts`) on the same evidence, and the outcome's ``kills`` names the
+    parts whose mutant this instance falsified.
     For a claim with :class:`~.claim.Informative` groups, an instance that met
     the hypotheses gets its ``group`` and ``dataset_key``.
     A failure of the setup (for example an infeasible Eq. (2) on data that
@@ -73,9 +107,11 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
         ev = evidence(ready)
         with np.errstate(over="ignore", under="ignore"):
             o = claim.check(ev)
+            if mutants and claim.live_parts and o.verdict in MUTATED:
+                o = _with_mutants(claim, ev, o)
         if claim.informative is not None and o.verdict in TESTED:
             o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=ready.dataset)
-        return dataclasses.replace(o, instance=describe(ready))
+        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready))
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
     except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
@@ -83,6 +119,20 @@ def evaluate(claim: Claim, inst: Instance) -> Outcome:
 
         where = traceback.extract_tb(e.__traceback__)[-1]
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e} (at {where.filename.split('/')[-1]}:{where.lineno})")
+
+
+def _with_mutants(claim: Claim, ev, o: Outcome) -> Outcome:
+    """``o`` with the parts whose mutant falsifies the claim on ``ev`` (``kills``) and each
+    mutant's finite slack (``mutant_slack``): the checker once per live part, on the same evidence."""
+    kills, slack = set(), {}
+    for part in claim.live_parts:
+        with mutating(part.name):
+            m = claim.check(ev)
+        if m.verdict is Verdict.FALSIFIED:
+            kills.add(part.name)
+        if math.isfinite(m.slack) and m.verdict in TESTED:
+            slack[part.name] = float(m.slack)
+    return dataclasses.replace(o, kills=frozenset(kills), mutant_slack=slack)
 
 
 def describe(inst: Instance) -> dict[str, Any]:
@@ -141,11 +191,14 @@ class Search:
     """The state of one claim's search over drawn instances (shared by :func:`run_claim`
     and the pytest plugin, which hands :meth:`step` to Hypothesis as a test body).
 
-    Every instance is checked until ``draws`` were drawn and ``min_tested`` held
-    non-vacuously (:meth:`done`; a claim with a ``score`` searches the whole
+    Every instance is checked until ``draws`` were drawn, ``min_tested`` distinct
+    instances held non-vacuously and every live part of the claim was killed by
+    some instance (:meth:`done`; a claim with a ``score`` searches the whole
     ``budget``); the outcomes up to the first falsification are kept for the
-    counts, later ones (Hypothesis shrinking) are not.  Each check passes
-    ``-slack`` and the claim's score to :func:`hypothesis.target`.
+    counts, later ones (Hypothesis shrinking) are not.  Each check passes to
+    :func:`hypothesis.target` the claim's own ``target`` (else ``-slack``), its
+    ``score``, and ``-slack`` of every mutant not yet killed, so that the search
+    climbs towards instances where a part that never mattered would.
     """
 
     def __init__(self, claim: Claim, profile: str) -> None:
@@ -158,13 +211,14 @@ class Search:
         self.budget = prof.budget
         self.outcomes: list[Outcome] = []
         self.first_failure: list[Outcome] | None = None  # the outcomes up to the first falsification
+        self.killed: set[str] = set()
 
     def done(self) -> bool:
-        """Enough instances drawn and held, in each informative group if the claim has
-        any (never once a falsification is being shrunk)."""
-        held = sum(o.verdict is Verdict.HOLDS for o in self.outcomes)
-        enough = held >= self.need and not short_groups(self.claim, self.outcomes, self.need)
-        return self.first_failure is None and len(self.outcomes) >= self.draws and enough
+        """Enough instances drawn, enough distinct ones held (in each informative group if
+        the claim has any), every live part killed (never once a falsification is being shrunk)."""
+        enough = distinct_held(self.outcomes) >= self.need and not short_groups(self.claim, self.outcomes, self.need)
+        exercised = all(p.name in self.killed for p in self.claim.live_parts)
+        return self.first_failure is None and len(self.outcomes) >= self.draws and enough and exercised
 
     def step(self, inst: Instance) -> Outcome | None:
         """Check ``inst`` (None if the search is :meth:`done`), recording and targeting the outcome."""
@@ -175,10 +229,19 @@ class Search:
         o = evaluate(self.claim, inst)
         if self.first_failure is None:
             self.outcomes.append(o)
-        if math.isfinite(o.slack) and o.verdict in TESTED:
+            self.killed |= o.kills
+        ev = None
+        if self.claim.target is not None and o.verdict in TESTED:
+            ev = evidence(prepare(self.claim, inst))  # evaluate()'s evidence, from the cache
+            target(_quantised(float(self.claim.target(ev))), label="claim's own target")
+        elif math.isfinite(o.slack) and o.verdict in TESTED:
             target(_quantised(-float(o.slack)), label="negative slack")
-        if self.claim.score is not None and o.verdict is not Verdict.ERROR:  # evaluate()'s evidence, from the cache
-            target(_quantised(float(self.claim.score(evidence(prepare(self.claim, inst))))), label="distance to failure")
+        if self.claim.score is not None and o.verdict is not Verdict.ERROR:
+            ev = ev or evidence(prepare(self.claim, inst))
+            target(_quantised(float(self.claim.score(ev))), label="distance to failure")
+        for name, sl in sorted(o.mutant_slack.items()):  # parts not yet exercised: climb towards where they matter
+            if name not in self.killed:
+                target(_quantised(-sl), label=f"mutant {name}")
         if o.verdict is Verdict.FALSIFIED and self.first_failure is None:
             self.first_failure = list(self.outcomes)
         return o
@@ -235,6 +298,7 @@ def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinne
         inst = make_example()
         o = evaluate(claim, inst)
         search.outcomes.append(o)
+        search.killed |= o.kills
         if o.verdict is Verdict.FALSIFIED:
             return search.falsified(inst, o, " (pinned regression example)")
 
@@ -268,7 +332,7 @@ def _falsified(claim: Claim, inst: Instance, o: Outcome, outcomes: Sequence[Outc
     """The result of a claim falsified by ``inst`` (outcome ``o``) after ``outcomes``."""
     return ClaimResult(claim, Verdict.FALSIFIED, count(outcomes), {"slack": o.slack, **dict(o.measured)},
                        counterexample_text(claim, inst, o), o.detail + note, o.series, need,
-                       instance=o.instance, per_instance=per_instance_rows(outcomes, o))
+                       instance=o.instance, per_instance=per_instance_rows(outcomes, o), exercised=exercised(claim, outcomes))
 
 
 def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, *, pinned: bool = True) -> list[ClaimResult]:

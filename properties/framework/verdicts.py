@@ -76,6 +76,15 @@ class Outcome:
     dataset_key : hashable or None
         The instance's dataset, equal up to sample order (for counting distinct
         datasets per group); set by the runner with ``group``.
+    key : hashable or None
+        The instance up to sample order: dataset, embeddings and training
+        parameters (:func:`~.runner.instance_key`), for counting distinct instances;
+        set by the runner.
+    kills : frozenset of str
+        The parts of the claim whose mutant this instance falsified
+        (:mod:`.parts`); set by the runner.
+    mutant_slack : dict
+        Each checked mutant's slack on this instance (finite ones only), for the search.
     """
 
     verdict: Verdict
@@ -86,3 +95,6 @@ class Outcome:
     instance: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     group: str | None = field(default=None, compare=False)
     dataset_key: Hashable | None = field(default=None, compare=False, repr=False)
+    key: Hashable | None = field(default=None, compare=False, repr=False)
+    kills: frozenset = field(default=frozenset(), compare=False, repr=False)
+    mutant_slack: Mapping[str, float] = field(default_factory=dict, compare=False, repr=False)
