@@ -187,9 +187,42 @@ def c0_text(m) -> str:
 
 
 def counts_text(counts) -> str:
-    """``tested/drawn`` and the non-zero per-verdict counts, e.g. ``10/14: 10 holds, 4 outside``."""
-    parts = [f"{counts[k]} {k}" for k in COUNT_NAMES.values() if counts.get(k)]
+    """``tested/drawn`` and the non-zero per-verdict counts, each with its distinct instances
+    where repeats were drawn, e.g. ``10/14: 10 holds (7 distinct), 4 outside``.
+
+    Examples
+    --------
+    >>> counts_text({"drawn": 3, "tested": 2, "holds": 2, "outside": 1,
+    ...              "distinct": {"drawn": 2, "tested": 1, "holds": 1, "outside": 1}})
+    '2/3: 2 holds (1 distinct), 1 outside'
+    """
+    distinct = counts.get("distinct") or {}
+
+    def one(k: str) -> str:
+        d = distinct.get(k, counts[k])
+        return f"{counts[k]} {k}" + (f" ({d} distinct)" if d != counts[k] else "")
+
+    parts = [one(k) for k in COUNT_NAMES.values() if counts.get(k)]
     return f"{counts['tested']}/{counts['drawn']}: " + ", ".join(parts) if parts else f"{counts['tested']}/{counts['drawn']}"
+
+
+def exercised_text(ex) -> str:
+    """The parts a claim's instances exercised: ``"2/2"``, ``"1/2 (never: lower 2||W*||)"``,
+    ``"-"`` for a claim without parts; dominated parts are named after ``+``.
+
+    Examples
+    --------
+    >>> exercised_text({"exercised": {"a": 3, "b": 0}, "dominated": ["c"], "mutation_score": 0.5})
+    '1/2 (never: b) + dominated: c'
+    >>> exercised_text({})
+    '-'
+    """
+    if not ex:
+        return "-"
+    kills = ex.get("exercised", {})
+    never = [n for n, k in kills.items() if k == 0]
+    text = f"{len(kills) - len(never)}/{len(kills)}" + (f" (never: {', '.join(never)})" if never else "")
+    return text + (f" + dominated: {', '.join(ex['dominated'])}" if ex.get("dominated") else "")
 
 
 def results_table(results: list[ClaimResult]) -> str:
@@ -200,8 +233,9 @@ def results_table(results: list[ClaimResult]) -> str:
         if r.counterexample:
             body = [ln for ln in r.counterexample.splitlines() if ln and not ln.startswith("#")]
             cex = " | ".join(body[:4]) + (" | ..." if len(body) > 4 else "")
-        rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, counts_text(r.counts), str(r.min_tested), result_summary(r), cex])
-    header = ["claim", "variant", "verdict", "tested/drawn", "needed", "worst slack / rate", "counterexample"]
+        rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, counts_text(r.counts), str(r.min_tested), exercised_text(r.exercised),
+                     result_summary(r), cex])
+    header = ["claim", "variant", "verdict", "tested/drawn", "needed", "parts exercised", "worst slack / rate", "counterexample"]
     if any(r.breaks is not None for r in results):  # a run on one given dataset
         there = {True: "holds", False: "fails", None: "-"}
         for row, r in zip(rows, results):

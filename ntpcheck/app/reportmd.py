@@ -17,7 +17,7 @@ import re
 from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, fresh_directory
 from ntpcheck.properties.framework import ClaimResult, Verdict
 
-from .render import c0_text, counts_text, result_summary
+from .render import c0_text, counts_text, result_summary, exercised_text
 from .reportplots import instance_caption, instances_caption, instances_png, not_plotted, trajectory_png
 
 __all__ = ["write_report"]
@@ -77,12 +77,12 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
         lines += ["", f"**Incomplete: interrupted after {len(results)} claims.** The verdicts below are the finished ones."]
     lines += [
         "",
-        "| claim | variant | verdict | tested/drawn | needed | worst slack / rate |",
-        "|---|---|---|---|---|---|",
+        "| claim | variant | verdict | tested/drawn | needed | parts exercised | worst slack / rate |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in results:
         lines.append(f"| {_md(r.claim.id)} | {_md(r.claim.reading or '')} | **{r.verdict.value}** | {_md(counts_text(r.counts))} | "
-                     f"{r.min_tested} | {_md(result_summary(r))} |")
+                     f"{r.min_tested} | {_md(exercised_text(r.exercised))} | {_md(result_summary(r))} |")
     fresh_directory(out_dir)
     used: set[str] = set()
     for r in results:

@@ -30,6 +30,8 @@ from ntpcheck.errors import AssumptionViolatedError
 from ntpcheck.sparsecols import flat_nonzero
 from ntpcheck.structure import Role, as_structure
 
+from ..framework.parts import DOWN, DROP, STEEPER_DOWN, STEEPER_UP, UP, mutable
+
 __all__ = [
     "prop2_by_query",
     "prop2_entries",
@@ -80,93 +82,102 @@ def C0(eta0: float, w_ov: float) -> float:
 
 
 def lemma1_upper(t, eta0: float):
-    """Lemma 1 (App. B): ``||W_ov^(t)|| <= t eta_0``."""
-    return t * eta0
+    """Lemma 1 (App. B): ``||W_ov^(t)|| <= t eta_0`` (part ``"upper t eta_0"``: its constant 1)."""
+    return mutable("upper t eta_0", 1.0, DOWN) * t * eta0
 
 
 def lemma1_lower(t, eta0: float, w_ov: float):
-    """Lemma 1 (App. B): ``||W_ov^(t)|| >= t eta_0 / (2 ||W*_ov||)``."""
-    return t * eta0 / (2 * w_ov)
+    """Lemma 1 (App. B): ``||W_ov^(t)|| >= t eta_0 / (2 ||W*_ov||)`` (part ``"lower 2||W*_ov||"``)."""
+    return t * eta0 / (mutable("lower 2||W*_ov||", 2.0, DOWN) * w_ov)
 
 
 def lemma2_bracket(w_norm: float, w_ov: float, n_vocab: int) -> float:
     """Lemma 2 (App. B, read from its proof): ``||W^(t)||/||W*_ov|| + 2 log(2|V|)``,
-    so that ``<W, grad L_0(W)> >= bracket <W*_ov, grad L_0(W)>``."""
-    return w_norm / w_ov + 2 * math.log(2 * n_vocab)
+    so that ``<W, grad L_0(W)> >= bracket <W*_ov, grad L_0(W)>``.  Both sides are negative, so a
+    smaller bracket is a stronger claim (parts ``"||W||/||W*||"`` and the term ``"2 log(2|V|)"``)."""
+    return mutable("||W||/||W*||", w_norm / w_ov, DOWN) + mutable("2 log(2|V|)", 2 * math.log(2 * n_vocab), DROP)
 
 
 def prop1_alignment(t, eta0: float, w_ov: float, n_vocab: int, k: int = 1, C: float = 12.0):
     """Proposition 1: ``1 - cos(W_ov^(t), W*_ov) <= 12 ||W*_ov||^k log(2|V|) log t / (t eta_0)``.
 
-    The exponent ``k`` is unreadable in the OCR (readings 1, 2, 3).
+    The exponent ``k`` is unreadable in the OCR (readings 1, 2, 3).  Parts: the constant
+    ``"12"``, the exponent ``"k"`` (its mutant lowers ``||W*||^k``: steeper in the direction
+    of ``log ||W*||``) and ``"log t"`` (its power 1 made 0.99).
     """
+    k = mutable("k", k, STEEPER_DOWN if w_ov >= 1 else STEEPER_UP)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return C * w_ov**k * math.log(2 * n_vocab) * np.log(t) / (t * eta0)
+        return (mutable("12", C, DOWN) * w_ov**k * math.log(2 * n_vocab) * np.log(t) ** mutable("log t", 1.0, STEEPER_DOWN)
+                / (t * eta0))
 
 
 def prop1_loss_rate(eta0: float, w_ov: float, k: int = 1) -> float:
-    """Proposition 1: ``L_0(W_ov^(t)) = O(exp(-eta_0 t / (4 ||W*_ov||^k)))``: the claimed rate."""
-    return eta0 / (4 * w_ov**k)
+    """Proposition 1: ``L_0(W_ov^(t)) = O(exp(-eta_0 t / (4 ||W*_ov||^k)))``: the claimed rate
+    (parts: the constant ``"4"`` and the exponent ``"k'"``, each mutated towards a faster rate)."""
+    k = mutable("k'", k, STEEPER_DOWN if w_ov >= 1 else STEEPER_UP)
+    return eta0 / (mutable("4", 4.0, DOWN) * w_ov**k)
 
 
 def cor1_threshold_constant(w_ov: float, n_vocab: int, k: int = 5) -> float:
-    """``384 ||W*_ov||^k log(2|V|)``: Corollary 1 asks ``T >= constant log T / eta_0``."""
-    return 384 * w_ov**k * math.log(2 * n_vocab)
+    """``384 ||W*_ov||^k log(2|V|)``: Corollary 1 asks ``T >= constant log T / eta_0`` (part ``"threshold"``)."""
+    return mutable("threshold", 384.0, DOWN) * w_ov**k * math.log(2 * n_vocab)
 
 
 def cor1_corrected_upper(A_: float, w_ov: float, delta: float) -> float:
     """Corollary 1 corrected (ntpcheck's finding): margins ``< 4 ||W*_ov|| A (1 + 2 ||W*_ov|| sqrt(delta))``,
-    ``delta`` Proposition 1's alignment bound for ``k = 1`` at ``T``."""
-    return 4 * w_ov * A_ * (1 + 2 * w_ov * math.sqrt(delta))
+    ``delta`` Proposition 1's alignment bound for ``k = 1`` at ``T`` (part ``"4||W*_ov||"``)."""
+    return mutable("4||W*_ov||", 4.0, DOWN) * w_ov * A_ * (1 + 2 * w_ov * math.sqrt(delta))
 
 
 # ---- Stage 2 (Section 5.2, Appendix C) --------------------------------------
 
 
 def C1(eta: float, l_max: int, w_kq: float) -> float:
-    """``C_1 = eta / (4 L_max ||W*_kq||^2)`` of Theorem 2."""
-    return eta / (4 * l_max * w_kq**2)
+    """``C_1 = eta / (4 L_max ||W*_kq||^2)`` of Theorem 2 (part ``"C_1"``: a larger one is a faster rate)."""
+    return mutable("C_1", eta / (4 * l_max * w_kq**2), UP)
 
 
 def lemma6_upper(t, eta: float):
-    """Lemma 6 (App. C.3) and Theorem 1: ``||W_kq^(t)|| <= t eta``."""
-    return t * eta
+    """Lemma 6 (App. C.3) and Theorem 1: ``||W_kq^(t)|| <= t eta`` (part ``"upper t eta"``: its constant 1)."""
+    return mutable("upper t eta", 1.0, DOWN) * t * eta
 
 
 def lemma6_lower(t, eta: float, l_max: int, w_kq: float):
-    """Lemma 6 (App. C.3): ``||W_kq^(t)|| >= t eta / (2 L_max ||W*_kq||)``."""
-    return t * eta / (2 * l_max * w_kq)
+    """Lemma 6 (App. C.3): ``||W_kq^(t)|| >= t eta / (2 L_max ||W*_kq||)`` (part ``"lower 2 L_max ||W*_kq||"``)."""
+    return t * eta / (mutable("lower 2 L_max ||W*_kq||", 2.0, DOWN) * l_max * w_kq)
 
 
 def lemma7_t0(eta: float, l_max: int, w_kq: float) -> int:
-    """Lemma 7 (App. C.4): ``t_0 = ceil(8 L_max ||W*_kq||^2 / eta)``."""
-    return math.ceil(8 * l_max * w_kq**2 / eta)
+    """Lemma 7 (App. C.4): ``t_0 = ceil(8 L_max ||W*_kq||^2 / eta)`` (part ``"t_0"``, a threshold)."""
+    return math.ceil(mutable("t_0", 8 * l_max * w_kq**2 / eta, DOWN))
 
 
 def lemma7_alpha(n: int, l_max: int, w_kq: float, w_norm):
     """Lemma 7: ``alpha_t = 4 N L_max^2 ||W*_kq||^2 (1 + log(2 L_max ||W^(t)||)) / ||W^(t)||``
-    (``w_norm`` a number or an array of them)."""
-    return 4 * n * l_max**2 * w_kq**2 * (1 + np.log(2 * l_max * w_norm)) / w_norm
+    (``w_norm`` a number or an array of them; part ``"alpha_t"``: its constant 4, smaller is stronger)."""
+    return mutable("alpha_t", 4.0, DOWN) * n * l_max**2 * w_kq**2 * (1 + np.log(2 * l_max * w_norm)) / w_norm
 
 
 def thm1_norm_lower(t, eta: float, w_kq: float, l_max: int = 1):
     """Theorem 1: ``||W_kq^(t)|| >= t eta / (2 ||W*_kq||)`` as printed (``l_max=1``);
-    with ``l_max = L_max`` the reading of Lemma 6."""
-    return t * eta / (2 * w_kq * l_max)
+    with ``l_max = L_max`` the reading of Lemma 6 (part ``"lower 2||W*_kq||"``)."""
+    return t * eta / (mutable("lower 2||W*_kq||", 2.0, DOWN) * w_kq * l_max)
 
 
 def thm1_alignment(t, eta: float, n: int, l_max: int, w_kq: float, C: float = 54.0):
     """Theorem 1, main term: ``1 - cos(W_kq^(t), W*_kq) <= 54 N L_max^4 ||W*_kq||^4 log^2 t / (t eta)``.
 
     The lower-order terms are unreadable in the OCR; dropping them makes the
-    bound smaller, so a ``holds`` or ``vacuous`` verdict stays conclusive.
+    bound smaller, so a ``holds`` or ``vacuous`` verdict stays conclusive.  Parts: the
+    constant ``"54"`` and the power of ``"log^2 t"`` (2 made 1.99).
     """
-    return C * n * l_max**4 * w_kq**4 * np.log(t) ** 2 / (t * eta)
+    return mutable("54", C, DOWN) * n * l_max**4 * w_kq**4 * np.log(t) ** mutable("log^2 t", 2.0, STEEPER_DOWN) / (t * eta)
 
 
 def thm1_local_exponent(t: float) -> float:
-    """The local log-log slope of Theorem 1's rate ``log^2 t / t`` at ``t``: ``-1 + 2/log t``."""
-    return -1 + 2 / math.log(t)
+    """The local log-log slope of Theorem 1's rate ``log^2 t / t`` at ``t``: ``-1 + 2/log t``
+    (part ``"rate exponent"``: 0.01 steeper in its mutant)."""
+    return mutable("rate exponent", -1 + 2 / math.log(t), STEEPER_DOWN)
 
 
 def thm2_implied_c0(t: int, eta: float, n: int, l_max: int, w_kq: float) -> float:
@@ -180,8 +191,9 @@ THM2_K = 5
 
 
 def thm2_stage1_threshold(T: int, eta0: float, w_ov: float, n_vocab: int, c0: float = 1.0, k: int = THM2_K) -> float:
-    """Theorem 2's stage-1 threshold ``c_0 ||W*_ov||^k log|V| log T / eta_0`` (T must be at least this)."""
-    return c0 * w_ov**k * math.log(n_vocab) * math.log(max(T, 2)) / eta0
+    """Theorem 2's stage-1 threshold ``c_0 ||W*_ov||^k log|V| log T / eta_0`` (T must be at least this;
+    part ``"T threshold"``)."""
+    return mutable("T threshold", c0, DOWN) * w_ov**k * math.log(n_vocab) * math.log(max(T, 2)) / eta0
 
 
 def thm2_stage2_threshold(t, eta: float, n: int, l_max: int, w_kq: float, c0: float = 1.0):
@@ -198,7 +210,7 @@ def thm2_first_t(eta: float, n: int, l_max: int, w_kq: float, c0: float = 1.0) -
     >>> thm2_first_t(1.0, 1, 2, 2**-0.5)      # one constraint: t >= log^2 t / 4
     8
     """
-    c = c0 * n * l_max * w_kq**6 / eta
+    c = mutable("t threshold", c0, DOWN) * n * l_max * w_kq**6 / eta
     lo, hi = 8, 16
     while hi < c * math.log(hi) ** 2:
         lo, hi = hi, 2 * hi
@@ -212,14 +224,15 @@ def thm2_first_t(eta: float, n: int, l_max: int, w_kq: float, c0: float = 1.0) -
 
 def thm2_log_non_optimal_mass(t, C1_: float, l_max: int):
     """Theorem 2's attention bound as the log of the allowed non-optimal mass,
-    ``log(L e^{-C_1 t} / (1 + L e^{-C_1 t}))``, finite however large ``C_1 t`` is."""
-    x = math.log(l_max) - C1_ * np.asarray(t, dtype=float)
+    ``log(L e^{-C_1 t} / (1 + L e^{-C_1 t}))``, finite however large ``C_1 t`` is
+    (part ``"L_max factor"``: the factor ``L_max``, smaller is stronger)."""
+    x = math.log(mutable("L_max factor", l_max, DOWN)) - C1_ * np.asarray(t, dtype=float)
     return x - np.logaddexp(0.0, x)
 
 
 def thm2_attention(t, C1_: float, l_max: int):
     """Theorem 2: ``min_n sum_{l* in I(n)} phi_l*^(t) >= (1 + L_max exp(-C_1 t))^-1``."""
-    return 1.0 / (1.0 + l_max * np.exp(-C1_ * t))
+    return 1.0 / (1.0 + mutable("L_max factor", l_max, DOWN) * np.exp(-C1_ * t))
 
 
 def thm2_non_optimal_mass(t, C1_: float, l_max: int):
@@ -231,14 +244,18 @@ def thm2_non_optimal_mass(t, C1_: float, l_max: int):
 
 def thm2_log_loss(t, A_: float, C1_: float, l_max: int, n_vocab: int):
     """Theorem 2, in logs: ``log L(theta^(t)) <= log|V| - A + 2 A L_max / (L_max + exp(C_1 t))``
-    (the claimed ``L - L* <= |V| exp(...) - L*`` with ``L*`` cancelled)."""
+    (the claimed ``L - L* <= |V| exp(...) - L*`` with ``L*`` cancelled).  Parts: ``"|V|"``,
+    ``"A"`` (larger is stronger where ``e^{C_1 t} > L_max``, so past Theorem 2's threshold) and
+    ``"L_max factor"``."""
+    A_ = mutable("A", A_, UP)
+    L = mutable("L_max factor", l_max, DOWN)
     with np.errstate(over="ignore"):
-        return math.log(n_vocab) - A_ + 2 * A_ * l_max / (l_max + np.exp(C1_ * t))
+        return math.log(mutable("|V|", n_vocab, DOWN)) - A_ + 2 * A_ * L / (L + np.exp(C1_ * t))
 
 
 def fn3_log_L_star(A_: float, n_vocab: int) -> float:
-    """Footnote 3 of Theorem 2: ``log L* = log(|V| exp(-T C_0)) = log|V| - A``."""
-    return math.log(n_vocab) - A_
+    """Footnote 3 of Theorem 2: ``log L* = log(|V| exp(-T C_0)) = log|V| - A`` (parts ``"|V|"``, ``"A"``)."""
+    return math.log(mutable("|V|", n_vocab, DOWN)) - mutable("A", A_, UP)
 
 
 # ---- Section 6 ---------------------------------------------------------------

@@ -17,6 +17,7 @@ import numpy as np
 from ntpcheck import model
 
 from ..framework.claim import Claim, Informative, Structural, Tighten
+from ..framework.parts import Part
 from ..framework.evidence import evidence
 from ..framework.verdicts import Verdict
 from . import findings, setups
@@ -47,7 +48,7 @@ from .stage1 import (
     check_prop1_loss,
     sabotaged_stage1_weights,
 )
-from .stage2_lemmas import check_lemma4, check_lemma5, check_lemma6, check_lemma7, lemma4_rhs, sabotaged_attention
+from .stage2_lemmas import check_lemma4, check_lemma5, check_lemma6, check_lemma7, lemma4_rhs, lemma5_target, sabotaged_attention
 from .stage2_theorems import check_fn3, check_thm1_alignment, check_thm1_norm, check_thm1_rate, check_thm2_attention, check_thm2_loss
 
 __all__ = ["CLAIMS", "ASSUMPTIONS_1_2", "ASSUMPTIONS_1_2_3"]
@@ -128,6 +129,48 @@ def _fixed(value):
     return lambda ev: value
 
 
+# ---- the parts of the statements (mutation points in .bounds and the checkers) ------------
+def _c(name: str, what: str = "", dominated: str | None = None) -> Part:
+    return Part(name, "constant", what, dominated)
+
+
+def _term(name: str, what: str = "") -> Part:
+    return Part(name, "term", what)
+
+
+def _exp(name: str, what: str = "") -> Part:
+    return Part(name, "exponent", what)
+
+
+def _thr(name: str, what: str = "") -> Part:
+    return Part(name, "threshold", what)
+
+
+LEMMA1_PARTS = (_c("upper t eta_0", "the constant 1 of ||W_ov^(t)|| <= t eta_0"),
+                _c("lower 2||W*_ov||", "under Assumption 2, ||W_ov^(t)|| = t eta_0 exactly, at least 1.41 times the lower bound"))
+LEMMA2_PARTS = (_c("||W||/||W*||", "the coefficient ||W^(t)||/||W*_ov|| of the bracket"),
+                _term("2 log(2|V|)", "under Assumption 2, W^(t) is parallel to W*_ov, where the inequality holds with equality without it"))
+PROP1_PARTS = (_c("12", "the constant of the alignment bound"), _exp("k", "the exponent of ||W*_ov||"),
+               _exp("log t", "the power of log t"))
+PROP1_LOSS_PARTS = (_c("4", "the 4 of the rate eta_0/(4||W*_ov||^k')"), _exp("k'", "the exponent of ||W*_ov|| in the rate"))
+COR1_CORRECTED_PARTS = (_c("lower A", "the lower bound A of every margin"), _c("4||W*_ov||", "the factor 4||W*_ov|| of the upper bound"),
+                        _thr("threshold", "the 384 of the threshold on T"))
+LEMMA4_PARTS = (_term("first sum", "the optimal positions' sum"), _term("second sum", "the non-optimal positions with a collocation"))
+LEMMA5_PARTS = (_c("1/L_max", "the floor of the optimal attention"),)
+LEMMA6_PARTS = (_c("upper t eta", "the constant 1 of ||W_kq^(t)|| <= t eta"), _c("lower 2 L_max ||W*_kq||", "the 2 of the lower bound"))
+LEMMA7_PARTS = (_c("alpha_t", "the constant 4 of alpha_t"), _thr("t_0", "t_0 = ceil(8 L_max ||W*_kq||^2/eta)"))
+THM1_NORM_PARTS = (_c("upper t eta", "the constant 1 of ||W_kq^(t)|| <= t eta"), _c("lower 2||W*_kq||", "the 2 of the lower bound"))
+THM1_ALIGN_PARTS = (_c("54", "the constant of the main term"), _exp("log^2 t", "the power of log t"))
+THM1_RATE_PARTS = (_exp("rate exponent", "the local exponent -1 + 2/log t of log^2 t/t"),)
+THM2_THRESHOLDS = (_thr("T threshold", "c_0 ||W*_ov||^5 log|V| log T/eta_0"), _thr("t threshold", "c_0 N L_max ||W*_kq||^6 log^2 t/eta"))
+THM2_ATT_PARTS = (_c("C_1", "the rate constant eta/(4 L_max ||W*_kq||^2)"), _c("L_max factor", "the L_max in front of exp(-C_1 t)"),
+                  *THM2_THRESHOLDS)
+THM2_LOSS_PARTS = (_c("|V|", "the factor |V|"), _c("A", "A = C_0 T, the loss's floor exponent"),
+                   _c("C_1", "the rate constant: the transient 2 A L_max/(L_max + e^(C_1 t))"),
+                   _c("L_max factor", "the L_max of the transient"), *THM2_THRESHOLDS)
+FN3_UPPER_PARTS = (_c("|V|", "the factor |V| of L*"), _c("A", "the exponent A = T C_0 of L*"))
+
+
 # ---- the claims ----------------------------------------------------------------------
 CLAIMS: tuple[Claim, ...] = (
     # Appendix A
@@ -139,16 +182,21 @@ CLAIMS: tuple[Claim, ...] = (
           sabotage=structural(STAGE1, check_eq6, "- phi phi^T dropped from the Jacobian", formula=_fixed(partial(eq6_literal, jacobian=np.diag)))),
     # Stage 1 (Section 5.1, Appendix B, C.1)
     Claim("Lemma 1", "App. B", "t eta_0/(2||W*_ov||) <= ||W_ov^(t)|| <= t eta_0 for every t (Appendix B)", ASSUMPTIONS_1_2,
-          REALIZABLE, check_lemma1, setup=STAGE1, sabotage=tighten()),
+          REALIZABLE, check_lemma1, setup=STAGE1, sabotage=tighten(), parts=LEMMA1_PARTS),
     Claim("Lemma 2", "App. B", "<W^(t), grad L_0> >= (||W^(t)||/||W*|| + 2 log 2|V|) <W*, grad L_0> for t >= 1 (Appendix B)",
-          ASSUMPTIONS_1_2, REALIZABLE, check_lemma2, setup=STAGE1, sabotage=tighten()),
+          ASSUMPTIONS_1_2, REALIZABLE, check_lemma2, setup=STAGE1, sabotage=tighten(setups.skewed_example1), parts=LEMMA2_PARTS,
+          notes="Under Assumption 2 stage 1 is exact (W^(t) parallel to W*_ov), where the inequality holds with equality "
+                "without its 2 log(2|V|) term: that term never matters, so the claim is vacuous there; its sabotage is "
+                "measured with non-orthogonal embeddings."),
     *(Claim("Prop. 1", "§5.1", f"1 - cos(W_ov^(t), W*_ov) <= 12 ||W*_ov||^{k} log(2|V|) log t/(t eta_0) for t >= 2 (Prop. 1)",
             ASSUMPTIONS_1_2, REALIZABLE, partial(check_prop1_alignment, k=k), setup=PROP1, reading=f"k={k}", sabotage=tighten(setups.skewed_example1),
+            parts=PROP1_PARTS,
             notes="Under Assumption 2 stage 1 is exact (1 - cos at rounding level), so the claim is vacuous there; "
                   "its sabotage is measured with non-orthogonal embeddings, where 1 - cos is not.")
       for k in (1, 2, 3)),
     *(Claim("Prop. 1", "§5.1", f"L_0(W_ov^(t)) = O(exp(-eta_0 t/(4 ||W*_ov||^{k}))) (Prop. 1, loss)",
-            ASSUMPTIONS_1_2, REALIZABLE, partial(check_prop1_loss, k=k), setup=PROP1, reading=f"loss k'={k}", sabotage=tighten())
+            ASSUMPTIONS_1_2, REALIZABLE, partial(check_prop1_loss, k=k), setup=PROP1, reading=f"loss k'={k}", sabotage=tighten(),
+            parts=PROP1_LOSS_PARTS)
       for k in (1, 2)),
     Claim("Lemma 3", "App. C.1", "(e_i - e_i')^T W_ov^(t) x = 0 for all t, x and i, i' != n(x) (Appendix C.1)", ASSUMPTIONS_1_2,
           REALIZABLE, check_lemma3, setup=STAGE1,
@@ -161,51 +209,54 @@ CLAIMS: tuple[Claim, ...] = (
                 "T^2 eta_0^2/(16||W*||^4) >= 24 T eta_0 ||W*|| log(2|V|) log T)."),
     Claim("Cor. 1 (corrected)", "App. C.1", "same threshold: A < margin < 4||W*_ov|| A (1 + 2||W*_ov|| sqrt(delta_T)), "
           "delta_T = Prop. 1's bound with k = 1", ASSUMPTIONS_1_2, REALIZABLE, check_cor1_corrected, setup=setups.cor1,
-          reading="k=5", sabotage=tighten()),
+          reading="k=5", sabotage=tighten(), parts=COR1_CORRECTED_PARTS),
     # Stage 2 (Section 5.2, Appendix C)
     Claim("Lemma 4", "App. C.1", "with every stage-1 margin = A: <grad_{W_kq} L, W'> = A sum_n pi [([T]_y - 1) sum_{l in I(n)} "
           "+ sum_{l not in I(n)} [T]_{n(x_l)}] phi_l (x_l - X phi)^T W' x_L (Appendix C.1)", ASSUMPTIONS_1_2,
           REALIZABLE, check_lemma4, setup=LEMMA4,
-          sabotage=structural(LEMMA4, check_lemma4, "the second sum of Lemma 4 dropped", rhs=_fixed(partial(lemma4_rhs, second_term=0.0)))),
+          sabotage=structural(LEMMA4, check_lemma4, "the second sum of Lemma 4 dropped", rhs=_fixed(partial(lemma4_rhs, second_term=0.0))),
+          parts=LEMMA4_PARTS),
     *(Claim("Lemma 5", "App. C.2", "phi_l*^(n,t+1) >= phi_l*^(n,t) >= 1/L_max for optimal l*, and phi_l* >= phi_l for "
             "non-optimal l (Appendix C.2)", ASSUMPTIONS_1_2_3, data, check_lemma5, setup=mk, reading=_reading(v, dv),
-            sabotage=structural(mk, check_lemma5, "stage 2 run by gradient ascent", attention=sabotaged_attention))
+            sabotage=structural(mk, check_lemma5, "stage 2 run by gradient ascent", attention=sabotaged_attention),
+            parts=LEMMA5_PARTS, target=lemma5_target)
       for v, mk in (("idealised W_ov", IDEAL), ("trained W_ov", TRAINED)) for dv, data in DATA_READINGS if not (dv and mk is IDEAL)),
     *(Claim("Lemma 6", "App. C.3", "t eta/(2 L_max ||W*_kq||) <= ||W_kq^(t)|| <= t eta (zero init; Appendix C.3)",
-            ASSUMPTIONS_1_2_3, REALIZABLE, check_lemma6, setup=mk, reading=v, sabotage=tighten())
+            ASSUMPTIONS_1_2_3, REALIZABLE, check_lemma6, setup=mk, reading=v, sabotage=tighten(), parts=LEMMA6_PARTS)
       for v, mk in (("idealised W_ov", IDEAL), ("trained W_ov", TRAINED))),
     *(Claim("Lemma 7", "App. C.4", "t >= t_0 = ceil(8 L_max ||W*_kq||^2/eta): <grad L, W/||W||> >= (1 + alpha_t) "
             "<grad L, W*/||W*||> (Appendix C.4)", ASSUMPTIONS_1_2_3, data, check_lemma7,
-            setup=setups.lemma7(idealise=ideal), reading=_reading(v, dv), sabotage=tighten())
+            setup=setups.lemma7(idealise=ideal), reading=_reading(v, dv), sabotage=tighten(), parts=LEMMA7_PARTS)
       for v, ideal in (("idealised W_ov", True), ("trained W_ov", False)) for dv, data in DATA_READINGS if not (dv and ideal)),
     Claim("Thm. 1", "§5.2", "t eta/(2||W*_kq||) <= ||W_kq^(t)|| <= t eta for t >= 2 (Theorem 1, as printed)", ASSUMPTIONS_1_2_3,
-          REALIZABLE, check_thm1_norm, setup=FULL, reading="norm, 2||W*||", slug="thm1-norm", sabotage=tighten()),
+          REALIZABLE, check_thm1_norm, setup=FULL, reading="norm, 2||W*||", slug="thm1-norm", sabotage=tighten(), parts=THM1_NORM_PARTS),
     Claim("Thm. 1", "§5.2", "t eta/(2 L_max ||W*_kq||) <= ||W_kq^(t)|| <= t eta for t >= 2 (reading as in Lemma 6)",
           ASSUMPTIONS_1_2_3, REALIZABLE, partial(check_thm1_norm, with_lmax=True), setup=FULL, reading="norm, 2 L_max ||W*||", slug="thm1-norm-lmax",
-          sabotage=tighten()),
+          sabotage=tighten(), parts=THM1_NORM_PARTS),
     *(Claim("Thm. 1", "§5.2", "1 - cos(W_kq^(t), W*_kq) <= 54 N L_max^4 ||W*_kq||^4 log^2 t/(t eta) (main term; Theorem 1)",
-            ASSUMPTIONS_1_2_3, data, check_thm1_alignment, setup=FULL, reading=_reading("alignment bound", dv), sabotage=tighten())
+            ASSUMPTIONS_1_2_3, data, check_thm1_alignment, setup=FULL, reading=_reading("alignment bound", dv), sabotage=tighten(),
+            parts=THM1_ALIGN_PARTS)
       for dv, data in DATA_READINGS),
     *(Claim("Thm. 1", "§5.2", "1 - cos(W_kq^(t), W*_kq) = O(log^2 t/t): fitted exponent over t in [T'/5, T'], T' = 20000, "
             "with its 95% interval (Theorem 1, rate)", ASSUMPTIONS_1_2_3,
-            data, check_thm1_rate, setup=RATE, reading=_reading("rate", dv), sabotage=tighten())
+            data, check_thm1_rate, setup=RATE, reading=_reading("rate", dv), sabotage=tighten(), parts=THM1_RATE_PARTS)
       for dv, data in DATA_READINGS),
     *(Claim("Thm. 2", "§5.2", "with c_0 = 1: T >= c_0 ||W*_ov||^5 log|V| log T/eta_0 and t >= c_0 N L_max ||W*_kq||^6 log^2 t/eta imply "
             "min_n sum_{l* in I(n)} phi_l*^(t) >= (1 + L_max exp(-C_1 t))^-1, C_1 = eta/(4 L_max ||W*_kq||^2) (Theorem 2)",
             ASSUMPTIONS_1_2_3, data, check_thm2_attention, setup=setups.thm2, reading=_reading("attention, c_0 = 1", dv),
-            sabotage=tighten(lambda: setups.thm2(setups.smallest_stage2())),
+            sabotage=tighten(lambda: setups.thm2(setups.smallest_stage2())), parts=THM2_ATT_PARTS,
             notes="The theorem's c_0 is an unspecified absolute constant; c_0 = 1 is a reading that can fail per instance. "
                   "Each instance also reports the smallest c_0 its run is consistent with (implied_c0).")
       for dv, data in DATA_READINGS),
     Claim("Thm. 2", "§5.2", "with c_0 = 1 (thresholds as above): L(theta^(t)) - L* <= |V| exp(-A + 2 A L_max/(L_max + exp(C_1 t))) - L*, "
           "A = C_0 T (Theorem 2)", ASSUMPTIONS_1_2_3, REALIZABLE, check_thm2_loss, setup=setups.thm2, reading="loss, c_0 = 1",
-          sabotage=tighten(lambda: setups.thm2(setups.smallest_stage2()))),
+          sabotage=tighten(lambda: setups.thm2(setups.smallest_stage2())), parts=THM2_LOSS_PARTS),
     Claim("Thm. 2 fn. 3", "§5.2", "for fixed W_ov = W_ov^(T), the minimum of L over W_kq is L* = |V| exp(-T C_0) (footnote 3, as written)",
           ASSUMPTIONS_1_2_3, REALIZABLE, check_fn3, setup=PROP1, reading="L* = min L", slug="thm2-fn3-equal",
           expect=Verdict.FALSIFIED, finding=findings.FN3_EQUALITY),
     Claim("Thm. 2 fn. 3", "§5.2", "min over W_kq of L <= L* = |V| exp(-T C_0) (reading: L* bounds the minimum)",
           ASSUMPTIONS_1_2_3, REALIZABLE, partial(check_fn3, reading="upper"), setup=PROP1, reading="min L <= L*", slug="thm2-fn3-upper",
-          sabotage=tighten()),
+          sabotage=tighten(), parts=FN3_UPPER_PARTS),
     # Section 6
     Claim("Prop. 2", "§6", "x*^T W*_kq q = |N|/(|O|+|N|), x^T W*_kq q = -|O|/(|O|+|N|), x_0^T W*_kq q = 0 (Prop. 2), "
           "in the paper's Section 3 setting (prefix-closed data)", SECTION3_1_2, REALIZABLE, check_prop2, setup=SOLVE_ONLY,

@@ -20,6 +20,7 @@ from ntpcheck.training import collocation_arrays
 
 from ..framework.checks import between, ROUNDING, RTOL, falsified, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence
+from ..framework.parts import UP, mutable
 from ..framework.verdicts import Outcome
 from . import bounds
 from . import quantities as q
@@ -206,6 +207,6 @@ def check_cor1_corrected(ev: Evidence, *, k: int = 5) -> Outcome:
     delta = float(bounds.prop1_alignment(np.array([T]), ev.eta0, ws, ev.dataset.n_vocab, 1)[0])
     upper = bounds.cor1_corrected_upper(A, ws, delta)
     t = np.full(len(m), T)
-    lo = inequality(m, A * np.ones_like(m), t, sense=">=", what="margin > A", scale=A * np.ones_like(m))
+    lo = inequality(m, mutable("lower A", A, UP) * np.ones_like(m), t, sense=">=", what="margin > A", scale=A * np.ones_like(m))
     hi = inequality(m, upper * np.ones_like(m), t, sense="<=", what="margin < 4||W*||A(1+2||W*||sqrt(delta))", scale=A * np.ones_like(m))
     return worst(lo, hi)

@@ -19,6 +19,7 @@ from ntpcheck.stage2_step import gradients_at
 
 from ..framework.checks import between, inconclusive, inequality, outside, requires, vacuous, worst
 from ..framework.evidence import Evidence
+from ..framework.parts import DROP, UP, mutable
 from ..framework.verdicts import Outcome, Verdict
 from . import bounds
 from . import quantities as q
@@ -31,6 +32,7 @@ __all__ = [
     "lemma4_rhs",
     "check_lemma4",
     "check_lemma5",
+    "lemma5_target",
     "sabotaged_attention",
     "check_lemma6",
     "check_lemma7",
@@ -43,7 +45,8 @@ def lemma4_rhs(ev: Evidence, Wkq: np.ndarray, Wp: np.ndarray, A: float, second_t
     ``A sum_n pi ([T]_y - 1) sum_{l in I(n)} phi_l (x_l - X phi)^T W' x_L
       + A sum_n pi sum_{l not in I(n)} [T]_{n(x_l)} phi_l (x_l - X phi)^T W' x_L``
     (the second term is 0 for a token without collocation; ``second_term=0``
-    drops it, the formula of the structural sabotage).
+    drops it, the formula of the structural sabotage).  Parts: the terms ``"first sum"`` and
+    ``"second sum"``, each exercised by an instance on which dropping it breaks the identity.
     """
     ds = ev.dataset
     st = ev.structure
@@ -52,7 +55,7 @@ def lemma4_rhs(ev: Evidence, Wkq: np.ndarray, Wp: np.ndarray, A: float, second_t
     phi = model.attention(Wkq, E, arr)
     z = model.logits(ev.trajectory.W_ov, Wkq, E, arr, phi)
     idx = ds.index
-    total = 0.0
+    first = second = 0.0
     for k, (s, pos) in enumerate(zip(ds.samples, st.optimal)):
         toks = [idx[t] for t in s.sentence]
         X = E[:, toks]
@@ -66,12 +69,12 @@ def lemma4_rhs(ev: Evidence, Wkq: np.ndarray, Wp: np.ndarray, A: float, second_t
         for l, i in enumerate(toks):
             proj = float((X[:, l] - xbar) @ Wp @ xq)
             if l in pos:
-                total += ds.pi[k] * (-p.sum()) * ph[l] * proj
+                first += ds.pi[k] * (-p.sum()) * ph[l] * proj
             else:
                 nx = st.collocation(s.sentence[l])
                 if nx is not None:
-                    total += second_term * ds.pi[k] * p[idx[nx]] * ph[l] * proj
-    return A * total
+                    second += ds.pi[k] * p[idx[nx]] * ph[l] * proj
+    return A * (mutable("first sum", 1.0, DROP) * first + mutable("second sum", second_term, DROP) * second)
 
 
 def check_lemma4(ev: Evidence, *, rhs=lemma4_rhs) -> Outcome:
@@ -126,7 +129,8 @@ def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcom
     steps = np.arange(len(att))
     mono = inequality(opt[:-1].min(axis=1) * 0 + np.min(opt[1:] - opt[:-1], axis=1), np.zeros(len(att) - 1), steps[:-1],
                       sense=">=", what="phi_l*^(t+1) - phi_l*^(t)", scale=np.ones(len(att) - 1), rtol=1e-12)
-    floor = inequality(opt.min(axis=1), np.full(len(att), 1.0 / L), steps, sense=">=", what="phi_l* >= 1/L_max", scale=np.ones(len(att)), rtol=1e-12)
+    floor = inequality(opt.min(axis=1), np.full(len(att), mutable("1/L_max", 1.0 / L, UP)), steps, sense=">=", what="phi_l* >= 1/L_max",
+                       scale=np.ones(len(att)), rtol=1e-12)
     gaps = []
     for k, pos in enumerate(st.optimal):
         n_len = len(ds.samples[k].sentence)
@@ -135,6 +139,42 @@ def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcom
             gaps.append(att[:, k, list(pos)].min(axis=1) - att[:, k, non].max(axis=1))
     dom = inequality(np.min(gaps, axis=0), np.zeros(len(att)), steps, sense=">=", what="phi_l* >= phi_l (non-optimal l)", scale=np.ones(len(att)), rtol=1e-12) if gaps else mono
     return worst(mono, floor, dom)
+
+
+#: Steps where an optimal position's remaining attention ``1 - phi`` is below this are saturated:
+#: its increments are at rounding level there (float64 attention carries ~1e-16 absolute error).
+SATURATED = 1e-9
+
+
+def lemma5_target(ev: Evidence) -> float:
+    """Lemma 5's distance to failure for the search (``Claim.target``): minus the smallest
+    normalised increment ``(phi_l*^(t+1) - phi_l*^(t)) / (1 - phi_l*^(t))`` of an optimal position
+    over the informative steps (``1 - phi_l*^(t) >= SATURATED``).
+
+    Lemma 5's slack is 0 on every instance (equality at the uniform start and increments
+    that vanish in saturation), so it cannot steer a search; the normalised increment is the
+    fraction of the remaining gap closed in one step, which varies across instances and is
+    negative exactly where the monotonicity fails.  0 where no step is informative.
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> from ntpcheck.instance import Instance
+    >>> from ..framework.evidence import evidence
+    >>> from .setups import smallest_stage2
+    >>> -1 < lemma5_target(evidence(smallest_stage2().with_params(T=30, T2=30))) < 0
+    True
+    """
+    att = q.stage2(ev).attention
+    rows = [(k, l) for k, pos in enumerate(ev.structure.optimal) for l in pos if len(ev.dataset.samples[k].sentence) > 1]
+    if not rows or len(att) < 2:
+        return 0.0
+    opt = att[:, [r[0] for r in rows], [r[1] for r in rows]]
+    gap = 1.0 - opt[:-1]
+    live = gap >= SATURATED
+    if not live.any():
+        return 0.0
+    return float(-np.min((opt[1:] - opt[:-1])[live] / gap[live]))
 
 
 def sabotaged_attention(ev: Evidence, steps: int = 30) -> np.ndarray:

@@ -186,17 +186,19 @@ def check_thm2_attention(ev: Evidence, *, c0: float = THM2_C0, c1_factor: float 
 
 
 @nonzero_w_kq
-def check_thm2_loss(ev: Evidence, *, c0: float = THM2_C0) -> Outcome:
+def check_thm2_loss(ev: Evidence, *, c0: float = THM2_C0, c1_factor: float = 1.0) -> Outcome:
     """Theorem 2 with thresholds at ``c0`` (as :func:`check_thm2_attention`):
     ``L(theta^(t)) <= |V| exp(-A + 2 A L_max / (L_max + exp(C_1 t)))``, ``A = C_0 T = T eta_0/(4 ||W*_ov||^2)``
-    (the claimed ``L - L* <= ... - L*`` with ``L*`` cancelled), compared in logs."""
+    (the claimed ``L - L* <= ... - L*`` with ``L*`` cancelled), compared in logs.  ``c1_factor``
+    multiplies ``C_1`` (a stronger bound, for tests)."""
     got = _thm2_window(ev, c0)
     if isinstance(got, Outcome):
         return got
     m, info = got
     s = q.stage2(ev)
     L = ev.dataset.l_max
-    logb = tighten_log(bounds.thm2_log_loss(s.steps, q.A(ev), bounds.C1(ev.eta, L, safe_norm(ev.w_kq_star)), L, ev.dataset.n_vocab), "<=")
+    C1 = bounds.C1(ev.eta, L, safe_norm(ev.w_kq_star)) * c1_factor
+    logb = tighten_log(bounds.thm2_log_loss(s.steps, q.A(ev), C1, L, ev.dataset.n_vocab), "<=")
     with np.errstate(divide="ignore"):
         logl = np.log(s.loss)
     # Where the loss underflowed to 0 it is only known to be below the smallest float: undecided there
