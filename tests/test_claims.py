@@ -71,8 +71,9 @@ def test_verify_is_reproducible(tmp_path):
     assert a == b
     assert {c["verdict"] for c in a["claims"]} <= {v.value for v in Verdict}
     for c in a["claims"]:
-        assert set(c["counts"]) >= {"drawn", "tested", "holds", "falsified", "vacuous", "outside", "inconclusive"}
-        assert c["verdict"] != "holds" or c["counts"]["holds"] >= c["min_tested"]
+        assert set(c["counts"]) >= {"drawn", "tested", "holds", "falsified", "vacuous", "outside", "inconclusive", "distinct"}
+        assert c["verdict"] != "holds" or c["counts"]["distinct"]["holds"] >= c["min_tested"]
+        assert c["verdict"] != "holds" or all(n > 0 for n in c.get("exercised", {}).values())  # every live part killed
     cor = [c for c in a["claims"] if c["id"] == "Cor. 1"][0]
     assert cor["verdict"] == "falsified" and cor["counterexample"]
     assert ntpcheck.loads(cor["counterexample"])  # the counterexample is valid text format

@@ -42,13 +42,15 @@ from .stage1 import (
     check_cor1,
     check_cor1_corrected,
     check_lemma1,
+    lemma1_target,
     check_lemma2,
     check_lemma3,
     check_prop1_alignment,
     check_prop1_loss,
     sabotaged_stage1_weights,
 )
-from .stage2_lemmas import check_lemma4, check_lemma5, check_lemma6, check_lemma7, lemma4_rhs, lemma5_target, sabotaged_attention
+from .stage2_lemmas import (check_lemma4, check_lemma5, check_lemma6, check_lemma7, lemma4_rhs, lemma5_target, lemma6_target,
+                            sabotaged_attention)
 from .stage2_theorems import check_fn3, check_thm1_alignment, check_thm1_norm, check_thm1_rate, check_thm2_attention, check_thm2_loss
 
 __all__ = ["CLAIMS", "ASSUMPTIONS_1_2", "ASSUMPTIONS_1_2_3"]
@@ -182,7 +184,7 @@ CLAIMS: tuple[Claim, ...] = (
           sabotage=structural(STAGE1, check_eq6, "- phi phi^T dropped from the Jacobian", formula=_fixed(partial(eq6_literal, jacobian=np.diag)))),
     # Stage 1 (Section 5.1, Appendix B, C.1)
     Claim("Lemma 1", "App. B", "t eta_0/(2||W*_ov||) <= ||W_ov^(t)|| <= t eta_0 for every t (Appendix B)", ASSUMPTIONS_1_2,
-          REALIZABLE, check_lemma1, setup=STAGE1, sabotage=tighten(), parts=LEMMA1_PARTS),
+          REALIZABLE, check_lemma1, setup=STAGE1, sabotage=tighten(), parts=LEMMA1_PARTS, target=lemma1_target),
     Claim("Lemma 2", "App. B", "<W^(t), grad L_0> >= (||W^(t)||/||W*|| + 2 log 2|V|) <W*, grad L_0> for t >= 1 (Appendix B)",
           ASSUMPTIONS_1_2, REALIZABLE, check_lemma2, setup=STAGE1, sabotage=tighten(setups.skewed_example1), parts=LEMMA2_PARTS,
           notes="Under Assumption 2 stage 1 is exact (W^(t) parallel to W*_ov), where the inequality holds with equality "
@@ -222,7 +224,8 @@ CLAIMS: tuple[Claim, ...] = (
             parts=LEMMA5_PARTS, target=lemma5_target)
       for v, mk in (("idealised W_ov", IDEAL), ("trained W_ov", TRAINED)) for dv, data in DATA_READINGS if not (dv and mk is IDEAL)),
     *(Claim("Lemma 6", "App. C.3", "t eta/(2 L_max ||W*_kq||) <= ||W_kq^(t)|| <= t eta (zero init; Appendix C.3)",
-            ASSUMPTIONS_1_2_3, REALIZABLE, check_lemma6, setup=mk, reading=v, sabotage=tighten(), parts=LEMMA6_PARTS)
+            ASSUMPTIONS_1_2_3, REALIZABLE, check_lemma6, setup=mk, reading=v, sabotage=tighten(), parts=LEMMA6_PARTS,
+            target=lemma6_target)
       for v, mk in (("idealised W_ov", IDEAL), ("trained W_ov", TRAINED))),
     *(Claim("Lemma 7", "App. C.4", "t >= t_0 = ceil(8 L_max ||W*_kq||^2/eta): <grad L, W/||W||> >= (1 + alpha_t) "
             "<grad L, W*/||W*||> (Appendix C.4)", ASSUMPTIONS_1_2_3, data, check_lemma7,

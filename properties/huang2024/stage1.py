@@ -27,6 +27,7 @@ from . import quantities as q
 
 __all__ = [
     "check_lemma1",
+    "lemma1_target",
     "check_lemma2",
     "check_prop1_alignment",
     "check_prop1_loss",
@@ -46,6 +47,23 @@ def check_lemma1(ev: Evidence) -> Outcome:
     t = s.steps
     return between(s.norm, bounds.lemma1_lower(t, eta0, ws), bounds.lemma1_upper(t, eta0), t, scale=np.maximum(t * eta0, 1e-300),
                    what_lower="lower bound t eta0/(2||W*||)", what_upper="upper bound t eta0")
+
+
+def lemma1_target(ev: Evidence) -> float:
+    """Lemma 1's distance to failure for the search (``Claim.target``): the largest ratio of the
+    lower bound to ``||W_ov^(t)||`` over ``t >= 1``.
+
+    The upper bound ``t eta_0`` is met with equality at every step under Assumption 2
+    (stage 1 is exact), so the slack sits at rounding level on every instance and cannot
+    steer; the lower bound's ratio (``1/(2||W*_ov||)`` there) varies with the data and
+    reaches 1 exactly where the lower bound fails.
+    """
+    s = q.stage1(ev)
+    m = s.steps >= 1
+    if not m.any():
+        return 0.0
+    lower = bounds.lemma1_lower(s.steps[m], ev.eta0, safe_norm(ev.w_ov_star))
+    return float(np.max(lower / np.maximum(s.norm[m], 1e-300)))
 
 
 def check_lemma2(ev: Evidence) -> Outcome:

@@ -35,6 +35,7 @@ __all__ = [
     "lemma5_target",
     "sabotaged_attention",
     "check_lemma6",
+    "lemma6_target",
     "check_lemma7",
 ]
 
@@ -154,7 +155,9 @@ def lemma5_target(ev: Evidence) -> float:
     Lemma 5's slack is 0 on every instance (equality at the uniform start and increments
     that vanish in saturation), so it cannot steer a search; the normalised increment is the
     fraction of the remaining gap closed in one step, which varies across instances and is
-    negative exactly where the monotonicity fails.  0 where no step is informative.
+    negative exactly where the monotonicity fails.  Positions whose attention never moves
+    (constant by construction: their sample has nothing to learn) are left out; 0 where no
+    step is informative.
 
     Examples
     --------
@@ -170,6 +173,7 @@ def lemma5_target(ev: Evidence) -> float:
     if not rows or len(att) < 2:
         return 0.0
     opt = att[:, [r[0] for r in rows], [r[1] for r in rows]]
+    opt = opt[:, np.ptp(opt, axis=0) > SATURATED]  # a position whose attention never moves (nothing to learn there)
     gap = 1.0 - opt[:-1]
     live = gap >= SATURATED
     if not live.any():
@@ -200,6 +204,23 @@ def check_lemma6(ev: Evidence) -> Outcome:
     t = s.steps
     return between(s.norm, bounds.lemma6_lower(t, eta, ev.dataset.l_max, ws), bounds.lemma6_upper(t, eta), t,
                    scale=np.maximum(t * eta, 1e-300), what_lower="||W^(t)|| >= t eta/(2 L_max ||W*||)", what_upper="||W^(t)|| <= t eta")
+
+
+def lemma6_target(ev: Evidence) -> float:
+    """Lemma 6's distance to failure for the search (``Claim.target``): the largest of
+    ``||W_kq^(t)||/(t eta)`` and ``lower(t)/||W_kq^(t)||`` over ``t >= 2``.
+
+    Under zero init ``||W_kq^(1)|| = eta`` exactly (one normalised step), so the slack of
+    the upper bound is 0 at t = 1 on every instance, by construction; from t = 2 on the
+    ratios vary with the data and reach 1 exactly where a bound fails.
+    """
+    s = q.stage2(ev)
+    m = s.steps >= 2
+    ws = safe_norm(ev.w_kq_star)
+    if not m.any() or ws == 0:
+        return 0.0
+    t, n = s.steps[m], np.maximum(s.norm[m], 1e-300)
+    return float(max(np.max(n / bounds.lemma6_upper(t, ev.eta)), np.max(bounds.lemma6_lower(t, ev.eta, ev.dataset.l_max, ws) / n)))
 
 
 @nonzero_w_kq
