@@ -35,7 +35,10 @@ _CHOOSERS = ("HYPOTHESIS_PROFILE", "NTPCHECK_REDIS_URL", "CI", "TF_BUILD", "BUIL
 
 
 def _env(**extra: str) -> dict:
-    return {**{k: v for k, v in os.environ.items() if k not in _CHOOSERS}, **extra}
+    """The environment of a child pytest: without the profile choosers, nor the xdist worker's
+    variables (a child under ``pytest -n 2`` would think itself a worker: pytest-benchmark warns)."""
+    keep = {k: v for k, v in os.environ.items() if k not in _CHOOSERS and not k.startswith("PYTEST_XDIST")}
+    return {**keep, **extra}
 
 
 def _run(cwd: Path, argv: list, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
