@@ -142,6 +142,17 @@ def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
     _add_json(p)
     p.add_argument("--no-pinned", dest="pinned", action="store_false", default=None,
                    help="skip the pinned regression examples: report only what the search finds on its own")
+    _add_executor(p)
+
+
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    """``--workers`` and ``--scheduler``: where the units of work run (:mod:`.executor`)."""
+    p.add_argument("--workers", type=_at_least(1), default=None, metavar="N",
+                   help="worker processes on this machine (a Dask LocalCluster; default: all cores, or NTPCHECK_WORKERS); "
+                        "1 runs everything in this process")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT; default: "
+                        "NTPCHECK_DASK_SCHEDULER) instead of starting workers here")
 
 
 def _emit(args, obj, text, compact: bool = False) -> None:

@@ -71,6 +71,40 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
         raise NTPCheckError(f"--trials only applies to reproduce figure2, not to reproduce {args.figure}")
 
 
+def _executor(args: argparse.Namespace) -> None:
+    """Fill in ``--workers`` and ``--scheduler`` (their environment variables, then all cores), refusing
+    ``--workers`` with ``--scheduler`` (the cluster has its own) and either with ``verify --dataset``."""
+    if not hasattr(args, "workers"):
+        return
+    if getattr(args, "dataset", None):
+        for option in ("workers", "scheduler"):
+            if getattr(args, option) is not None:
+                raise NTPCheckError(f"--{option} does not apply to verify --dataset, which checks one dataset in this process")
+        args.workers, args.scheduler = 1, None
+        return
+    if args.workers is not None and args.scheduler is not None:
+        raise NTPCheckError("--workers and --scheduler exclude each other: the cluster at --scheduler has its own workers")
+    option = "--scheduler"
+    if args.scheduler is None and args.workers is None and os.environ.get("NTPCHECK_DASK_SCHEDULER"):
+        args.scheduler, option = os.environ["NTPCHECK_DASK_SCHEDULER"], "NTPCHECK_DASK_SCHEDULER"
+    if args.scheduler is not None:
+        from .executor import check_address
+
+        check_address(args.scheduler, option)
+    elif args.workers is None:
+        args.workers = _default_workers()
+
+
+def _default_workers() -> int:
+    """``NTPCHECK_WORKERS`` if set (an integer >= 1), else the number of cores."""
+    text = os.environ.get("NTPCHECK_WORKERS")
+    if not text:
+        return os.cpu_count() or 1
+    if not text.strip().isdigit() or int(text) < 1:
+        raise NTPCheckError(f"NTPCHECK_WORKERS={text!r}: must be an integer >= 1")
+    return int(text)
+
+
 def _warn_inert(args: argparse.Namespace) -> None:
     """One warning line per option that does nothing for the values given."""
     if args.command != "train":
@@ -114,6 +148,7 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse ignored options, warn about inert ones, check the ``--json`` path, and fill
     in the defaults of the options that the parser leaves at None."""
     _refuse_ignored(args)
+    _executor(args)
     _warn_inert(args)
     _check_output_paths(args)
     for name, value in DEFAULTS.items():

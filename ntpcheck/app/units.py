@@ -1,0 +1,96 @@
+"""Units of work named by data only, so that another process can run them.
+
+A claim holds lambdas (its data, setup and checker), so it is never sent to
+another process.  A :class:`Plan` names a run instead (the paper, the kind
+of run, the claims by name, the pinned examples on or off); any process
+that imports ntpcheck rebuilds the same list of units from the paper
+registry (:func:`ntpcheck.properties.paper`), and a unit is named by its
+place in that list.  :func:`run_unit` runs one there and returns its result
+without the claim; :meth:`Plan.cell` puts the caller's own claim back.
+
+``kind`` is ``verify`` (one unit per claim), ``assumption`` (one per claim
+and dropped condition, :func:`~ntpcheck.properties.framework.matrix.matrix_plan`)
+or ``algorithm`` (one per claim and training algorithm,
+:func:`~ntpcheck.properties.framework.algorithm_axis.algorithm_plan`).
+
+Examples
+--------
+>>> plan = Plan("huang2024", "verify", ("Lemma 1", "Lemma 3"), pinned=True)
+>>> [label for label, _, _ in plan.units()]
+['Lemma 1', 'Lemma 3']
+>>> len(Plan("huang2024", "assumption", ("Lemma 1",), pinned=True).units())
+5
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+from ntpcheck.properties import paper
+from ntpcheck.properties.framework import ClaimResult, run_claim
+from ntpcheck.properties.framework.algorithm_axis import algorithm_plan
+from ntpcheck.properties.framework.matrix import Unit, matrix_plan
+
+__all__ = ["KINDS", "Plan", "run_unit", "where"]
+
+#: The kinds of run a plan names.
+KINDS = ("verify", "assumption", "algorithm")
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """A run named by data: ``paper``'s ``claims`` (names) as ``kind`` says, ``pinned`` examples or not."""
+
+    paper: str
+    kind: str
+    claims: tuple[str, ...]
+    pinned: bool = True
+
+    def units(self) -> list[Unit]:
+        """The run's units, ``(label, claim or None, cell)``, in report order (:func:`_units`, cached)."""
+        return _units(self)
+
+    def cell(self, k: int, result: ClaimResult | None) -> Any:
+        """Unit ``k``'s cell (a :class:`ClaimResult` for ``verify``) from ``result`` computed anywhere,
+        with this process's claim put back."""
+        _, claim, cell = self.units()[k]
+        return cell(None if result is None else dataclasses.replace(result, claim=claim))
+
+
+@functools.lru_cache(maxsize=16)
+def _units(plan: Plan) -> list[Unit]:
+    if plan.kind not in KINDS:
+        raise ValueError(f"unknown kind of run {plan.kind!r}; one of {', '.join(KINDS)}")
+    p = paper(plan.paper)
+    by_name = {c.name: c for c in p.claims}
+    claims = [by_name[name] for name in plan.claims]
+    if plan.kind == "verify":
+        return [(c.name, c, _same) for c in claims]
+    build = matrix_plan if plan.kind == "assumption" else algorithm_plan
+    return build(p, claims, pinned=plan.pinned)
+
+
+def _same(result: ClaimResult | None) -> ClaimResult | None:
+    return result
+
+
+def run_unit(plan: Plan, k: int, profile: str, seed: int) -> tuple[ClaimResult, str]:
+    """Run unit ``k`` of ``plan`` here, as the in-process run would (:func:`run_claim`, the same
+    seed): its result without the claim (``claim=None``, it is not sent back) and :func:`where`."""
+    _, claim, _ = plan.units()[k]
+    # verify passes --no-pinned to the runner; the matrix's units carry their own pinned examples
+    pinned = plan.pinned if plan.kind == "verify" else True
+    r = run_claim(claim, profile, seed, pinned=pinned)
+    return dataclasses.replace(r, claim=None), where()
+
+
+def where() -> str:
+    """The address of the Dask worker running this, or ``in-process``."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return "in-process"
