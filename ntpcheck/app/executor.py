@@ -153,7 +153,7 @@ def open_executor(workers: int, scheduler: str | None) -> Iterator[InProcess | O
 def _connect(distributed, address: str):
     """A client of the scheduler at ``address`` with a worker, or one-line :class:`NTPCheckError`."""
     try:
-        client = distributed.Client(address, timeout=f"{CONNECT_TIMEOUT}s", set_as_default=False)
+        client = distributed.Client(address, timeout=f"{CONNECT_TIMEOUT}s")
     except (OSError, TimeoutError, ValueError) as e:
         raise NTPCheckError(f"--scheduler {address}: no Dask scheduler answered within {CONNECT_TIMEOUT} s "
                             f"({' '.join(str(e).split())[:200]})") from None
