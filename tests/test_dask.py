@@ -72,6 +72,15 @@ def test_local_cluster_gives_the_json_of_one_worker(in_process, tmp_path, capsys
     assert re.search(r"\[\d/2\] Lemma 3: holds \(8/8 tested/drawn, [\d.]+ s, worker tcp://127\.0\.0\.1:\d+\)", err), err
 
 
+def test_sharded_thorough_run_gives_the_same_json(tmp_path):
+    """``--profile thorough`` splits each claim into shards: in process and on two workers alike,
+    a falsified claim (Cor. 1 without pins: the search finds it) included."""
+    argv = ["verify", "--claims", "Lemma 3,Cor. 1", "--profile", "thorough", "--no-pinned"]
+    one, two = (run_json([*argv, "--workers", w], tmp_path, f"w{w}") for w in ("1", "2"))
+    assert identity(one) == identity(two)
+    assert [c["verdict"] for c in one["claims"]] == ["holds", "falsified"] and one["claims"][0]["counts"]["drawn"] == 300
+
+
 class Cluster:
     """``dask scheduler --port 0`` and ``n`` ``dask worker`` processes (no nanny: one process each) on 127.0.0.1."""
 

@@ -28,8 +28,9 @@ from ntpcheck import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.properties.framework import RunInterrupted, run_claims
 from ntpcheck.properties.framework.matrix import run_cells
+from ntpcheck.properties.framework.shards import shards_for
 
-from .units import Plan, run_unit
+from .units import Plan, run_shard, run_unit
 
 __all__ = ["CONNECT_TIMEOUT", "InProcess", "OnDask", "check_address", "open_executor"]
 
@@ -66,11 +67,27 @@ class InProcess:
         return {"kind": self.kind, "workers": 1, "scheduler": None}
 
     def run(self, plan: Plan, profile: str, seed: int, progress: Callable[[str], None] | None = None) -> list:
-        """The plan's cells (results, for verify) in order; Ctrl-C: :class:`RunInterrupted`."""
+        """The plan's cells (results, for verify) in order; Ctrl-C: :class:`RunInterrupted`.
+        Unsharded profiles run the runner's own loops, as before Dask."""
         units = plan.units()
-        if plan.kind == "verify":
+        n = shards_for(profile)
+        if n == 1 and plan.kind == "verify":
             return run_claims([c for _, c, _ in units], profile, seed, progress, pinned=plan.pinned)
-        return run_cells(units, profile, seed, progress)
+        if n == 1:
+            return run_cells(units, profile, seed, progress)
+        cells: list = []
+        try:
+            for k, (label, claim, _) in enumerate(units):
+                interrupt.check()
+                if claim is None:
+                    cells.append(plan.cell(k, None))
+                    continue
+                cells.append(plan.merged(k, profile, [run_shard(plan, k, profile, seed, s)[0] for s in range(n)]))
+                if progress:
+                    progress(_line(k + 1, len(units), label, _result(cells[-1]), ["in-process"]))
+        except KeyboardInterrupt:
+            raise RunInterrupted(cells, len(units)) from None
+        return cells
 
 
 class OnDask:
@@ -90,34 +107,56 @@ class OnDask:
         from distributed import as_completed
 
         units = plan.units()
+        n = shards_for(profile)
         cells: list = [None] * len(units)
-        futures: dict = {}
+        futures: dict = {}  # future -> (unit, shard or None)
+        parts: dict[int, dict] = {}  # unit -> {shard: Shard}, until all its shards are in
+        workers: dict[int, list[str]] = {}
         finished = 0
         try:
             for k, (_, claim, _) in enumerate(units):
                 if claim is None:
                     cells[k] = plan.cell(k, None)
                     finished += 1
+                elif n == 1:
+                    futures[self.client.submit(run_unit, plan, k, profile, seed, pure=False)] = (k, None)
                 else:
-                    futures[self.client.submit(run_unit, plan, k, profile, seed, pure=False)] = k
+                    parts[k], workers[k] = {}, []
+                    for s in range(n):
+                        futures[self.client.submit(run_shard, plan, k, profile, seed, s, pure=False)] = (k, s)
             for fut in as_completed(list(futures)):
                 interrupt.check()
-                result, worker = fut.result()
-                k = futures[fut]
-                cells[k] = plan.cell(k, result)
+                value, worker = fut.result()
+                k, s = futures[fut]
+                if s is None:
+                    cells[k], workers[k] = plan.cell(k, value), [worker]
+                else:
+                    parts[k][s] = value
+                    workers[k].append(worker)
+                    if len(parts[k]) < n:
+                        continue
+                    cells[k] = plan.merged(k, profile, [parts[k][i] for i in range(n)])
                 finished += 1
                 if progress:
-                    progress(_line(finished, len(units), units[k][0], result, worker))
+                    progress(_line(finished, len(units), units[k][0], _result(cells[k]), workers[k]))
         except KeyboardInterrupt:
             self.client.cancel(list(futures), force=True)
             raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
         return cells
 
 
-def _line(done: int, of: int, label: str, r, worker: str) -> str:
+def _result(cell):
+    """The :class:`ClaimResult` of a cell (verify's cells are results)."""
+    return getattr(cell, "result", cell)
+
+
+def _line(done: int, of: int, label: str, r, workers: list[str]) -> str:
+    """A progress line: ``[done/of] label: verdict (tested/drawn, seconds, worker(s))``."""
     c = r.counts
     seconds = "" if r.seconds is None else f", {r.seconds:.1f} s"
-    return f"[{done}/{of}] {label}: {r.verdict} ({c['tested']}/{c['drawn']} tested/drawn{seconds}, worker {worker})"
+    where = ", ".join(dict.fromkeys(workers))
+    return (f"[{done}/{of}] {label}: {r.verdict} ({c['tested']}/{c['drawn']} tested/drawn{seconds}, "
+            f"worker{'s' if len(set(workers)) > 1 else ''} {where})")
 
 
 @contextlib.contextmanager

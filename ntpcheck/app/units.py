@@ -26,14 +26,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import warnings
 from typing import Any
 
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import ClaimResult, run_claim
 from ntpcheck.properties.framework.algorithm_axis import algorithm_plan
 from ntpcheck.properties.framework.matrix import Unit, matrix_plan
+from ntpcheck.properties.framework.shards import Shard, merge, search_shard, shards_for
 
-__all__ = ["KINDS", "Plan", "run_unit", "where"]
+__all__ = ["KINDS", "Plan", "run_unit", "run_shard", "where"]
 
 #: The kinds of run a plan names.
 KINDS = ("verify", "assumption", "algorithm")
@@ -51,6 +53,10 @@ class Plan:
     def units(self) -> list[Unit]:
         """The run's units, ``(label, claim or None, cell)``, in report order (:func:`_units`, cached)."""
         return _units(self)
+
+    def merged(self, k: int, profile: str, shards: list[Shard]) -> Any:
+        """Unit ``k``'s cell from its shards (:func:`~ntpcheck.properties.framework.shards.merge`)."""
+        return self.cell(k, merge(self.units()[k][1], profile, shards))
 
     def cell(self, k: int, result: ClaimResult | None) -> Any:
         """Unit ``k``'s cell (a :class:`ClaimResult` for ``verify``) from ``result`` computed anywhere,
@@ -80,17 +86,34 @@ def run_unit(plan: Plan, k: int, profile: str, seed: int) -> tuple[ClaimResult, 
     """Run unit ``k`` of ``plan`` here, as the in-process run would (:func:`run_claim`, the same
     seed): its result without the claim (``claim=None``, it is not sent back) and :func:`where`."""
     _, claim, _ = plan.units()[k]
-    # verify passes --no-pinned to the runner; the matrix's units carry their own pinned examples
-    pinned = plan.pinned if plan.kind == "verify" else True
-    r = run_claim(claim, profile, seed, pinned=pinned)
-    return dataclasses.replace(r, claim=None), where()
+    here = where()
+    r = run_claim(claim, profile, seed, pinned=_pinned(plan))
+    return dataclasses.replace(r, claim=None), here
+
+
+def run_shard(plan: Plan, k: int, profile: str, seed: int, shard: int) -> tuple[Shard, str]:
+    """Run shard ``shard`` of unit ``k``'s search here (:func:`search_shard`), and :func:`where`."""
+    _, claim, _ = plan.units()[k]
+    here = where()
+    return search_shard(claim, profile, seed, shard, shards_for(profile), pinned=_pinned(plan)), here
+
+
+def _pinned(plan: Plan) -> bool:
+    """verify passes --no-pinned to the runner; the matrix's units carry their own pinned examples."""
+    return plan.pinned if plan.kind == "verify" else True
 
 
 def where() -> str:
-    """The address of the Dask worker running this, or ``in-process``."""
+    """The address of the Dask worker running this, or ``in-process``.
+
+    On a worker it also silences Hypothesis's warning that the global ``random`` changed while
+    data were drawn: Dask's own threads use it there (heartbeats, retries), not the strategies
+    (which draw the same data on a worker as in process: ``tests/test_dask.py``)."""
     try:
         from distributed import get_worker
 
-        return get_worker().address
+        address = get_worker().address
     except (ImportError, ValueError):
         return "in-process"
+    warnings.filterwarnings("ignore", message="Do not use the `random` module inside strategies")
+    return address
