@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import re
 import signal
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -90,6 +91,16 @@ class InProcess:
         return cells
 
 
+    def stream(self, tasks: Iterator[tuple[Any, Callable, tuple]], deadline: float) -> Iterator[tuple[Any, Any]]:
+        """``(tag, fn(*args))`` for each ``(tag, fn, args)`` of ``tasks``, one after another, while
+        ``time.monotonic()`` is before ``deadline`` (a task started before it is finished)."""
+        for tag, fn, args in tasks:
+            if time.monotonic() >= deadline:
+                return
+            interrupt.check()
+            yield tag, fn(*args)
+
+
 class OnDask:
     """Every unit as a task on a Dask cluster, through ``client``; results in plan order."""
 
@@ -143,6 +154,38 @@ class OnDask:
             self.client.cancel(list(futures), force=True)
             raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
         return cells
+
+
+    def stream(self, tasks: Iterator[tuple[Any, Callable, tuple]], deadline: float) -> Iterator[tuple[Any, Any]]:
+        """``(tag, fn(*args))`` as tasks finish, each ``(tag, fn, args)`` of ``tasks`` one task, two per
+        worker in flight, until ``time.monotonic()`` reaches ``deadline``: then (or on Ctrl-C, or when
+        the caller stops) the tasks not finished are cancelled."""
+        from distributed import wait
+
+        slots = 2 * max(1, self.describe()["workers"])
+        pending: dict = {}
+        tasks = iter(tasks)
+        try:
+            while True:
+                while len(pending) < slots and time.monotonic() < deadline:
+                    nxt = next(tasks, None)
+                    if nxt is None:
+                        break
+                    tag, fn, args = nxt
+                    pending[self.client.submit(fn, *args, pure=False)] = tag
+                remaining = deadline - time.monotonic()
+                if not pending or remaining <= 0:
+                    return
+                try:
+                    done, _ = wait(list(pending), timeout=min(remaining, 0.5), return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    done = ()
+                interrupt.check()
+                for fut in [f for f in pending if f in done]:
+                    yield pending.pop(fut), fut.result()
+        finally:
+            if pending:
+                self.client.cancel(list(pending), force=True)
 
 
 def _result(cell):

@@ -67,6 +67,15 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
     if args.command == "train" and args.idealised and args.T == 0:
         raise NTPCheckError("--idealised needs --T >= 1: it replaces stage 1's output by A W*_ov with "
                             "A = T eta0/(4||W*_ov||^2), which is 0 at --T 0")
+    if args.command == "campaign" and (args.minutes is None) == (args.summary is None):
+        raise NTPCheckError("campaign needs --minutes M (draw) or --summary FILE (aggregate), and not both")
+    if args.command == "campaign" and not args.summary and args.file is None:
+        args.file = "campaign.jsonl"
+    if args.command == "campaign" and args.summary:
+        for name in ("claims", "profile", "seed", "pinned", "workers", "scheduler", "file"):
+            if given(name):
+                raise NTPCheckError(f"--{name.replace('pinned', 'no-pinned')} does not apply to campaign --summary, which reads "
+                                    "the settings of the campaign from its file")
     if args.command == "reproduce" and args.figure != "figure2" and given("trials"):
         raise NTPCheckError(f"--trials only applies to reproduce figure2, not to reproduce {args.figure}")
 
@@ -117,12 +126,13 @@ def _warn_inert(args: argparse.Namespace) -> None:
 
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     """The command's input files that exist, as ``(what, path)`` (a built-in dataset name is not a file)."""
-    names = [("dataset", getattr(args, "dataset", None)), ("embeddings", getattr(args, "embeddings", None))]
+    names = [("dataset", getattr(args, "dataset", None)), ("embeddings", getattr(args, "embeddings", None)),
+             ("campaign", getattr(args, "summary", None))]
     return [(what, n) for what, n in names if n and os.path.isfile(n)]
 
 
 #: Every output file option: (option, attribute of the parsed arguments).
-_OUTPUT_FILES = (("--json", "json_path"), ("--npz", "npz"))
+_OUTPUT_FILES = (("--json", "json_path"), ("--npz", "npz"), ("--file", "file"))  # --file: campaign's, appended to
 #: Every output directory option: (option, attribute, whether it must be new or empty).
 _OUTPUT_DIRS = (("--report", "report", True), ("--out", "out", False))  # --out: figures beside what is there
 

@@ -35,7 +35,7 @@ from ntpcheck.properties.framework.algorithm_axis import algorithm_plan
 from ntpcheck.properties.framework.matrix import Unit, matrix_plan
 from ntpcheck.properties.framework.shards import Shard, merge, search_shard, shards_for
 
-__all__ = ["KINDS", "Plan", "run_unit", "run_shard", "where"]
+__all__ = ["KINDS", "Plan", "run_unit", "run_shard", "run_batch", "example_database", "where"]
 
 #: The kinds of run a plan names.
 KINDS = ("verify", "assumption", "algorithm")
@@ -96,6 +96,35 @@ def run_shard(plan: Plan, k: int, profile: str, seed: int, shard: int) -> tuple[
     _, claim, _ = plan.units()[k]
     here = where()
     return search_shard(claim, profile, seed, shard, shards_for(profile), pinned=_pinned(plan)), here
+
+
+def run_batch(plan: Plan, k: int, profile: str, seed: int, batch: int, database: tuple[str, str] | None) -> tuple[Shard, str]:
+    """Batch ``batch`` of a campaign for unit ``k``: a profile-sized search with the seed of
+    ``(seed, claim, batch)`` (pinned examples in batch 0), through the example database
+    ``database`` (:func:`example_database`) under a key naming the unit and the profile."""
+    label, claim, _ = plan.units()[k]
+    here = where()
+    key = f"ntpcheck-campaign\0{plan.paper}\0{plan.kind}\0{label}\0{profile}".encode()
+    shard = search_shard(claim, profile, seed, batch, 1, pinned=_pinned(plan), database=example_database(database),
+                         database_key=key)
+    return dataclasses.replace(shard, outcomes=tuple(dataclasses.replace(o, series=None) for o in shard.outcomes),
+                               falsified=shard.falsified and dataclasses.replace(shard.falsified, series=None)), here
+
+
+@functools.lru_cache(maxsize=4)
+def example_database(spec: tuple[str, str] | None):
+    """The Hypothesis example database of ``spec``: ``("redis", URL)`` (the shared Redis database of
+    :mod:`.hypothesis_profiles`), ``("directory", PATH)``, or None (none).  One per process."""
+    if spec is None:
+        return None
+    kind, where_ = spec
+    if kind == "redis":
+        from .hypothesis_profiles import _shared_database
+
+        return _shared_database(where_)
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    return DirectoryBasedExampleDatabase(where_)
 
 
 def _pinned(plan: Plan) -> bool:

@@ -72,9 +72,12 @@ class Shard:
     seconds: float = 0.0
 
 
-def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int, *, pinned: bool = True) -> Shard:
+def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int, *, pinned: bool = True,
+                 database=None, database_key: bytes | None = None) -> Shard:
     """Run shard ``shard`` of ``shards`` of ``claim``'s search (:class:`~.runner.Search` with the
-    shard's share of the budget and :func:`shard_seed`); pinned examples in shard 0 only."""
+    shard's share of the budget and :func:`shard_seed`); pinned examples in shard 0 only.
+    ``database`` (a Hypothesis example database, under ``database_key``): replay what it holds
+    first and save what fails (a campaign's batches; a run's shards use none)."""
     import time
 
     from hypothesis import find
@@ -101,8 +104,8 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
         return o is not None and o.verdict is Verdict.FALSIFIED
 
     try:
-        cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=None),
-                   random=random.Random(shard_seed(seed, claim.name, shard)))
+        cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=database),
+                   random=random.Random(shard_seed(seed, claim.name, shard)), database_key=database_key)
     except (NoSuchExample, Unsatisfiable):
         return done()
     return done(search.falsified(cex, evaluate(claim, cex)))
