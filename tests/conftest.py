@@ -11,7 +11,11 @@ profiles and database that ``pytest --ntpcheck`` uses from any directory):
 set, ``dev`` and ``thorough`` save and replay failures through
 ``RedisExampleDatabase`` multiplexed with the local ``.hypothesis/examples``
 directory, so a counterexample found on one machine replays on every other.
+
+``NTPCHECK_WORKERS=1`` (unless set): ``ntpcheck verify``/``matrix`` run in process here.
 """
+
+import os
 
 import pytest
 
@@ -20,3 +24,7 @@ from ntpcheck.app.pytest_plugin import use_profiles_unless_chosen
 
 def pytest_configure(config: pytest.Config) -> None:
     use_profiles_unless_chosen(config)
+    # `verify` and `matrix` default to a worker process per core (issue 32); the suite runs them in
+    # process unless a test passes --workers or --scheduler (tests/test_dask.py), so that runs in
+    # parallel (pytest -n 2) do not each start a cluster.
+    os.environ.setdefault("NTPCHECK_WORKERS", "1")

@@ -118,6 +118,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="assumption (default): drop one condition per column; algorithm: train with one variant of "
                         "Algorithm 1 per column, on data meeting every assumption")
 
+    p = sub.add_parser("campaign", help="draw for every claim and matrix cell until the time is up, appending each batch to a "
+                                        "JSON-lines file and resuming from it; --summary FILE aggregates it")
+    _add_claim_run(p, default_profile="default")
+    p.add_argument("--minutes", type=_positive_float, default=None, metavar="M", help="how long to draw (a batch running then is cancelled)")
+    p.add_argument("--file", default=None, metavar="PATH", help="the JSON-lines file batches are appended to and resumed "
+                                                                            "from (default campaign.jsonl)")
+    p.add_argument("--summary", default=None, metavar="FILE", help="aggregate the campaign in FILE into the verify and matrix "
+                                                                   "tables (and --json) instead of drawing")
+
     sub.add_parser("papers", help="the papers whose claims ntpcheck checks, with their claim counts")
 
     p = sub.add_parser("claims", help="every claim and reading: id, name, test id, section, assumptions, statement")
@@ -142,6 +151,17 @@ def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
     _add_json(p)
     p.add_argument("--no-pinned", dest="pinned", action="store_false", default=None,
                    help="skip the pinned regression examples: report only what the search finds on its own")
+    _add_executor(p)
+
+
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    """``--workers`` and ``--scheduler``: where the units of work run (:mod:`.executor`)."""
+    p.add_argument("--workers", type=_at_least(1), default=None, metavar="N",
+                   help="worker processes on this machine (a Dask LocalCluster; default: all cores, or NTPCHECK_WORKERS); "
+                        "1 runs everything in this process")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT; default: "
+                        "NTPCHECK_DASK_SCHEDULER) instead of starting workers here")
 
 
 def _emit(args, obj, text, compact: bool = False) -> None:
@@ -252,6 +272,12 @@ def cmd_matrix(args) -> int:
     return run_matrix(args)
 
 
+def cmd_campaign(args) -> int:
+    from .campaign import run_campaign
+
+    return run_campaign(args)
+
+
 def cmd_papers(args) -> int:
     from .verify import run_papers
 
@@ -295,7 +321,7 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
-COMMANDS = {"claims": cmd_claims, "papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
+COMMANDS = {"campaign": cmd_campaign, "claims": cmd_claims, "papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

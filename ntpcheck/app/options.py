@@ -67,8 +67,51 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
     if args.command == "train" and args.idealised and args.T == 0:
         raise NTPCheckError("--idealised needs --T >= 1: it replaces stage 1's output by A W*_ov with "
                             "A = T eta0/(4||W*_ov||^2), which is 0 at --T 0")
+    if args.command == "campaign" and (args.minutes is None) == (args.summary is None):
+        raise NTPCheckError("campaign needs --minutes M (draw) or --summary FILE (aggregate), and not both")
+    if args.command == "campaign" and not args.summary and args.file is None:
+        args.file = "campaign.jsonl"
+    if args.command == "campaign" and args.summary:
+        for name in ("claims", "profile", "seed", "pinned", "workers", "scheduler", "file"):
+            if given(name):
+                raise NTPCheckError(f"--{name.replace('pinned', 'no-pinned')} does not apply to campaign --summary, which reads "
+                                    "the settings of the campaign from its file")
     if args.command == "reproduce" and args.figure != "figure2" and given("trials"):
         raise NTPCheckError(f"--trials only applies to reproduce figure2, not to reproduce {args.figure}")
+
+
+def _executor(args: argparse.Namespace) -> None:
+    """Fill in ``--workers`` and ``--scheduler`` (their environment variables, then all cores), refusing
+    ``--workers`` with ``--scheduler`` (the cluster has its own) and either with ``verify --dataset``."""
+    if not hasattr(args, "workers"):
+        return
+    if getattr(args, "dataset", None):
+        for option in ("workers", "scheduler"):
+            if getattr(args, option) is not None:
+                raise NTPCheckError(f"--{option} does not apply to verify --dataset, which checks one dataset in this process")
+        args.workers, args.scheduler = 1, None
+        return
+    if args.workers is not None and args.scheduler is not None:
+        raise NTPCheckError("--workers and --scheduler exclude each other: the cluster at --scheduler has its own workers")
+    option = "--scheduler"
+    if args.scheduler is None and args.workers is None and os.environ.get("NTPCHECK_DASK_SCHEDULER"):
+        args.scheduler, option = os.environ["NTPCHECK_DASK_SCHEDULER"], "NTPCHECK_DASK_SCHEDULER"
+    if args.scheduler is not None:
+        from .executor import check_address
+
+        check_address(args.scheduler, option)
+    elif args.workers is None:
+        args.workers = _default_workers()
+
+
+def _default_workers() -> int:
+    """``NTPCHECK_WORKERS`` if set (an integer >= 1), else the number of cores."""
+    text = os.environ.get("NTPCHECK_WORKERS")
+    if not text:
+        return os.cpu_count() or 1
+    if not text.strip().isdigit() or int(text) < 1:
+        raise NTPCheckError(f"NTPCHECK_WORKERS={text!r}: must be an integer >= 1")
+    return int(text)
 
 
 def _warn_inert(args: argparse.Namespace) -> None:
@@ -83,12 +126,13 @@ def _warn_inert(args: argparse.Namespace) -> None:
 
 def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
     """The command's input files that exist, as ``(what, path)`` (a built-in dataset name is not a file)."""
-    names = [("dataset", getattr(args, "dataset", None)), ("embeddings", getattr(args, "embeddings", None))]
+    names = [("dataset", getattr(args, "dataset", None)), ("embeddings", getattr(args, "embeddings", None)),
+             ("campaign", getattr(args, "summary", None))]
     return [(what, n) for what, n in names if n and os.path.isfile(n)]
 
 
 #: Every output file option: (option, attribute of the parsed arguments).
-_OUTPUT_FILES = (("--json", "json_path"), ("--npz", "npz"))
+_OUTPUT_FILES = (("--json", "json_path"), ("--npz", "npz"), ("--file", "file"))  # --file: campaign's, appended to
 #: Every output directory option: (option, attribute, whether it must be new or empty).
 _OUTPUT_DIRS = (("--report", "report", True), ("--out", "out", False))  # --out: figures beside what is there
 
@@ -114,6 +158,7 @@ def check_options(args: argparse.Namespace) -> None:
     """Refuse ignored options, warn about inert ones, check the ``--json`` path, and fill
     in the defaults of the options that the parser leaves at None."""
     _refuse_ignored(args)
+    _executor(args)
     _warn_inert(args)
     _check_output_paths(args)
     for name, value in DEFAULTS.items():

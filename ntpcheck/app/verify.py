@@ -13,10 +13,12 @@ import time
 from ntpcheck import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.properties import PAPERS, paper
-from ntpcheck.properties.framework import RunInterrupted, Verdict, algorithm_cells, matrix_cells, run_claims, select_claims, versions
+from ntpcheck.properties.framework import RunInterrupted, Verdict, select_claims, versions
 
 from . import render
+from .executor import open_executor
 from .output import INTERRUPTED, write_json
+from .units import Plan
 
 __all__ = ["run_verify", "run_matrix", "run_papers"]
 
@@ -45,11 +47,15 @@ def run_verify(args) -> int:
     out = _text_stream(args)
     t0 = time.perf_counter()
     complete = True
+    executor = None
     try:
         if getattr(args, "dataset", None):
             results = _on_dataset(p, claims, args)
         else:
-            results = run_claims(claims, args.profile, args.seed, progress=_progress, pinned=args.pinned)
+            plan = Plan(p.name, "verify", tuple(c.name for c in claims), args.pinned)
+            with open_executor(args.workers, args.scheduler) as ex:
+                executor = ex.describe()
+                results = ex.run(plan, args.profile, args.seed, _progress)
     except RunInterrupted as e:
         results, complete = e.results, False
         interrupt.ignore_further()  # a second Ctrl-C must not lose what is written now
@@ -66,6 +72,7 @@ def run_verify(args) -> int:
     obj["complete"] = complete
     if getattr(args, "dataset", None):
         obj["dataset"] = args.dataset
+    _add_executor(obj, executor)
     write_json(args.json_path, obj)  # first: a report refused at the end (DIR filled meanwhile) loses no verdict
     if getattr(args, "report", None):
         from .reportmd import write_report
@@ -116,7 +123,7 @@ def run_matrix(args) -> int:
         raise NTPCheckError(f"--claims {args.claims!r}: {names} check fixed examples, so they have no cells in the matrix")
     out = _text_stream(args)
     t0 = time.perf_counter()
-    cells, complete = _cells(matrix_cells, p, claims, args)
+    cells, complete, executor = _cells("assumption", p, claims, args)
     if cells:
         print(render.matrix_table(cells, p.conditions), file=out)
         print("\n* = a condition the claim does not list among its assumptions; n/m = instances tested / drawn", file=out)
@@ -125,23 +132,36 @@ def run_matrix(args) -> int:
             why = "which it does not list" if not c.listed else "which it lists"
             print(f"\n{c.claim.name} fails without {c.condition}, {why}:\n{c.result.counterexample}", file=out)
     return _finish_cells(args, render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
-                         len(cells), complete, t0)
+                         len(cells), complete, t0, executor)
 
 
-def _cells(run, p, claims, args) -> tuple[list, bool]:
-    """``run(paper, claims, ...)``'s cells and whether all finished (Ctrl-C keeps the finished ones)."""
+def _cells(kind: str, p, claims, args) -> tuple[list, bool, dict | None]:
+    """The cells of the matrix axis ``kind`` on the executor of ``--workers``/``--scheduler``, whether
+    all finished (Ctrl-C keeps the finished ones), and the executor's description."""
+    plan = Plan(p.name, kind, tuple(c.name for c in claims), args.pinned)
+    executor = None
     try:
-        return run(p, claims, args.profile, args.seed, progress=_progress, pinned=args.pinned), True
+        with open_executor(args.workers, args.scheduler) as ex:
+            executor = ex.describe()
+            return ex.run(plan, args.profile, args.seed, _progress), True, executor
     except RunInterrupted as e:
         interrupt.ignore_further()
         print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
-        return e.results, False
+        return e.results, False, executor
 
 
-def _finish_cells(args, obj: dict, n_cells: int, complete: bool, t0: float) -> int:
+def _add_executor(obj: dict, executor: dict | None) -> None:
+    """``obj["executor"]``: what ran the units, for a run not in this process alone (``--workers 1``'s
+    JSON stays as it was)."""
+    if executor is not None and executor["kind"] != "in-process":
+        obj["executor"] = executor
+
+
+def _finish_cells(args, obj: dict, n_cells: int, complete: bool, t0: float, executor: dict | None = None) -> int:
     """The end of a matrix run: the timing line, the JSON (marked ``complete`` or not), the exit status."""
     print(f"\n{n_cells} cells in {time.perf_counter() - t0:.1f} s (profile {args.profile}, seed {args.seed}{_pins(args)})", file=sys.stderr)
     obj["complete"] = complete
+    _add_executor(obj, executor)
     write_json(args.json_path, obj)
     return 0 if complete else INTERRUPTED
 
@@ -154,7 +174,7 @@ def _run_algorithm_axis(args, p, claims) -> int:
                             + ", ".join(sorted(meaningful)) if meaningful else f"paper {p.name} has no algorithm axis")
     out = _text_stream(args)
     t0 = time.perf_counter()
-    cells, complete = _cells(algorithm_cells, p, claims, args)
+    cells, complete, executor = _cells("algorithm", p, claims, args)
     if cells:
         print(render.algorithm_table(cells, p.variants), file=out)
         print("\nn/m = instances tested / drawn; n/a = the claim's bounds are in NGD's step size, which this algorithm does not take",
@@ -164,7 +184,7 @@ def _run_algorithm_axis(args, p, claims) -> int:
         if c.result is not None and c.result.counterexample:
             print(f"\n{c.claim.name} fails with {c.algorithm.name}:\n{c.result.counterexample}", file=out)
     return _finish_cells(args, render.algorithm_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
-                         len(cells), complete, t0)
+                         len(cells), complete, t0, executor)
 
 
 def run_papers(args) -> int:

@@ -18,10 +18,10 @@ import functools
 from typing import Any, Iterable
 
 from .claim import Claim, Paper
-from .matrix import run_cells
+from .matrix import Unit, run_cells
 from .runner import ClaimResult
 
-__all__ = ["AlgorithmCell", "algorithm_cells", "under"]
+__all__ = ["AlgorithmCell", "algorithm_cells", "algorithm_plan", "under"]
 
 #: Why a claim with bounds in NGD's step size is not run under another update rule.
 NOT_NORMALISED = "its bounds are in NGD's step size; this algorithm's steps are not normalised"
@@ -55,6 +55,11 @@ def under(claim: Claim, alg) -> Claim:
 def algorithm_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int, progress=None, *,
                     pinned: bool = True) -> list[AlgorithmCell]:
     """Every (claim, variant) cell of the claims among ``paper.algorithm_claims``, claim by claim."""
+    return run_cells(algorithm_plan(paper, claims, pinned=pinned), profile, seed, progress)
+
+
+def algorithm_plan(paper: Paper, claims: Iterable[Claim], *, pinned: bool = True) -> list[Unit]:
+    """The units of :func:`algorithm_cells`, in order (as :func:`.matrix.matrix_plan`)."""
     needs = dict(paper.algorithm_claims)
     todo = []
     for c in claims:
@@ -64,4 +69,4 @@ def algorithm_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: i
             else:
                 claim = under(c, v) if pinned else dataclasses.replace(under(c, v), examples=())
                 todo.append((f"{c.name} with {v.name}", claim, functools.partial(AlgorithmCell, c, v)))
-    return run_cells(todo, profile, seed, progress)
+    return todo

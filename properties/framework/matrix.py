@@ -20,7 +20,11 @@ from ntpcheck import interrupt
 from .claim import Claim, Paper
 from .runner import ClaimResult, RunInterrupted, run_claim
 
-__all__ = ["MatrixCell", "matrix_cells", "run_cells"]
+__all__ = ["MatrixCell", "Unit", "matrix_cells", "matrix_plan", "run_cells"]
+
+#: One unit of work of a matrix: ``(label, claim or None, cell)``: the cell is ``cell(run_claim(claim))``,
+#: or ``cell(None)`` where the claim is not run (``claim`` None).
+Unit = tuple[str, Claim | None, Callable[[ClaimResult | None], Any]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,14 +50,19 @@ def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int,
                  pinned: bool = True) -> list[MatrixCell]:
     """Every (claim, condition) cell, in claim order, each run with ``run_claim``
     (``pinned=False``: without pinned examples, only what the search finds)."""
+    return run_cells(matrix_plan(paper, claims, pinned=pinned), profile, seed, progress)
+
+
+def matrix_plan(paper: Paper, claims: Iterable[Claim], *, pinned: bool = True) -> list[Unit]:
+    """The units of :func:`matrix_cells`, in order (run them with :func:`run_cells`, or one by one
+    elsewhere: a unit's place in this list names it, as the claims' names and the paper do)."""
     # Each cell replays the paper's pinned examples (of any claim) that break exactly its condition.
     pins = {cond: paper.pinned_breaking(cond) if pinned else () for cond in paper.conditions}
-    todo = [(f"{c.name} without {cond}", _without(paper, c, cond, pins[cond]), functools.partial(MatrixCell, c, cond))
+    return [(f"{c.name} without {cond}", _without(paper, c, cond, pins[cond]), functools.partial(MatrixCell, c, cond))
             for c in claims if c.setup is not None for cond in paper.conditions]
-    return run_cells(todo, profile, seed, progress)
 
 
-def run_cells(todo: list[tuple[str, Claim | None, Callable[[ClaimResult | None], Any]]], profile: str, seed: int,
+def run_cells(todo: list[Unit], profile: str, seed: int,
               progress=None) -> list:
     """The cells of a matrix, in order: for each ``(label, claim, cell)``, ``cell(run_claim(claim))``,
     or ``cell(None)`` for a claim not run there (``claim`` None).  ``progress`` gets one line

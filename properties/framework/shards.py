@@ -1,0 +1,142 @@
+"""A claim's search split into shards that run anywhere, and their deterministic merge.
+
+A profile with a large budget (``thorough``) splits each claim's search into
+:data:`SHARDS` ``[profile]`` shards: shard ``s`` draws its share of the
+profile's instances (``ceil(draws/n)``, up to ``ceil(budget/n)``, until
+``ceil(min_tested/n)`` held) with its own seed, :func:`shard_seed` of
+``(seed, claim name, s)``; shard 0 also replays the pinned examples.  The
+number of shards depends on the profile only, never on how many workers run
+them, so a seed gives the same answer on one worker or on a cluster.  With
+one shard (``quick``, ``default``) nothing is split: the search is
+:func:`~.runner.search_claim`'s own, with the run's seed.
+
+**The merge rule** (:func:`merge`): if no shard falsified the claim, its
+shards' counted outcomes, concatenated in shard order, are aggregated by
+:func:`~.results.aggregate` with the profile's ``min_tested`` (so every
+aggregation rule applies to merged shards as to one search).  If some shard
+falsified it, the claim is falsified; the counterexample reported is the
+smallest by ``(tokens, samples, text)`` (``|V|``, ``N`` of the instance,
+then the counterexample's text), and the counts are those of every shard's
+counted outcomes added up (a falsified shard counts up to its first
+falsification, as one search does).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import random
+from typing import Sequence
+
+from .claim import Claim
+from .results import ClaimResult, aggregate, count, min_tested_for, per_instance_rows
+from .runner import Search, evaluate, search_settings
+from .verdicts import Outcome, Verdict
+
+__all__ = ["SHARDS", "Shard", "shards_for", "shard_seed", "search_shard", "merge"]
+
+#: Shards per claim search, by profile (one: not split).
+SHARDS = {"quick": 1, "default": 1, "thorough": 4}
+
+
+def shards_for(profile: str) -> int:
+    """How many shards a claim's search has under ``profile``.
+
+    Examples
+    --------
+    >>> shards_for("default"), shards_for("thorough")
+    (1, 4)
+    """
+    return SHARDS.get(profile, 1)
+
+
+def shard_seed(seed: int, claim: str, shard: int) -> int:
+    """The seed of shard ``shard`` of ``claim``'s search (a 32-bit hash of the three, the same everywhere).
+
+    Examples
+    --------
+    >>> shard_seed(0, "Lemma 1", 0) == shard_seed(0, "Lemma 1", 0) != shard_seed(0, "Lemma 1", 1)
+    True
+    """
+    return int.from_bytes(hashlib.sha256(f"{seed}\0{claim}\0{shard}".encode()).digest()[:4], "big")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shard:
+    """What one shard found: its counted ``outcomes`` (``series`` kept only where a merge may report
+    it, :func:`_light`) and, if it falsified the claim, the ``falsified`` result (without its claim)."""
+
+    outcomes: tuple[Outcome, ...]
+    falsified: ClaimResult | None = None
+    seconds: float = 0.0
+
+
+def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int, *, pinned: bool = True,
+                 database=None, database_key: bytes | None = None) -> Shard:
+    """Run shard ``shard`` of ``shards`` of ``claim``'s search (:class:`~.runner.Search` with the
+    shard's share of the budget and :func:`shard_seed`); pinned examples in shard 0 only.
+    ``database`` (a Hypothesis example database, under ``database_key``): replay what it holds
+    first and save what fails (a campaign's batches; a run's shards use none)."""
+    import time
+
+    from hypothesis import find
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    t0 = time.perf_counter()
+    search = Search(claim, profile)
+    search.draws, search.budget, search.need = (math.ceil(x / shards) for x in (search.draws, search.budget, search.need))
+
+    def done(falsified: ClaimResult | None = None) -> Shard:
+        kept = search.first_failure or search.outcomes
+        r = None if falsified is None else dataclasses.replace(falsified, claim=None)
+        return Shard(_light(kept), r, time.perf_counter() - t0)
+
+    for make_example in claim.examples if pinned and shard == 0 else ():
+        inst = make_example()
+        o = evaluate(claim, inst)
+        search.outcomes.append(o)
+        if o.verdict is Verdict.FALSIFIED:
+            return done(search.falsified(inst, o, " (pinned regression example)"))
+
+    def falsifies(inst) -> bool:
+        o = search.step(inst)
+        return o is not None and o.verdict is Verdict.FALSIFIED
+
+    try:
+        cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=database),
+                   random=random.Random(shard_seed(seed, claim.name, shard)), database_key=database_key)
+    except (NoSuchExample, Unsatisfiable):
+        return done()
+    return done(search.falsified(cex, evaluate(claim, cex)))
+
+
+def _light(outcomes: Sequence[Outcome]) -> tuple[Outcome, ...]:
+    """``outcomes`` without their ``series``, except the first and the least-slack outcome of each
+    verdict: the only ones :func:`~.results.aggregate` can report over any union of shards."""
+    keep: set[int] = set()
+    for v in Verdict:
+        idx = [i for i, o in enumerate(outcomes) if o.verdict is v]
+        finite = [i for i in idx if math.isfinite(outcomes[i].slack)]
+        keep.update(idx[:1] + ([min(finite, key=lambda i: outcomes[i].slack)] if finite else []))
+    return tuple(o if i in keep else dataclasses.replace(o, series=None) for i, o in enumerate(outcomes))
+
+
+def merge(claim: Claim, profile: str, shards: Sequence[Shard]) -> ClaimResult:
+    """One result from the shards of ``claim``'s search, in shard order (the rule: module docstring)."""
+    need = min_tested_for(claim, profile)
+    outcomes = [o for s in shards for o in s.outcomes]
+    seconds = sum(s.seconds for s in shards)
+    falsified = [s.falsified for s in shards if s.falsified is not None]
+    if not falsified:
+        return dataclasses.replace(aggregate(claim, outcomes, need), seconds=seconds)
+    best = min(falsified, key=_smallness)
+    shrunk = tuple(row for row in best.per_instance if row[3])
+    return dataclasses.replace(best, claim=claim, counts=count(outcomes), min_tested=need, seconds=seconds,
+                               per_instance=per_instance_rows(outcomes) + shrunk)
+
+
+def _smallness(r: ClaimResult) -> tuple:
+    """The fixed order of counterexamples: fewer tokens, then fewer samples, then the text."""
+    inst = r.instance or {}
+    return (inst.get("V", math.inf), inst.get("N", math.inf), r.counterexample or "")

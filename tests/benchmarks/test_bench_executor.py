@@ -1,0 +1,57 @@
+"""Issue 32: ``--workers 2`` against ``--workers 1`` on this machine, measured in the same run.
+
+    pytest tests/benchmarks/test_bench_executor.py --benchmark-enable --benchmark-only -s
+
+Each round runs the command with ``--workers 1`` and then ``--workers 2`` (fresh processes,
+from the command line to the JSON written: what a user waits for, cluster start included),
+and checks that both wrote the same JSON (without timings and the executor).  The figure is
+the ratio of the minima over the rounds (``extra_info``: ``seconds_1``, ``seconds_2``,
+``speedup``); the goal is >= 1.6 on 2 cores.  Nothing here asserts a time.  In the normal
+suite (benchmarks disabled) each case is one quick claim, once.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from tests.test_dask import identity  # noqa: E402
+
+CASES = {
+    "matrix-default": ["matrix", "--profile", "default"],
+    "verify-thorough": ["verify", "--profile", "thorough"],
+}
+SMOKE = ["verify", "--claims", "Lemma 3", "--profile", "quick"]
+ROUNDS = 2
+NTPCHECK = str(Path(sys.executable).parent / "ntpcheck")
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_two_workers_against_one(benchmark, case, tmp_path):
+    argv = CASES[case] if benchmark.enabled else SMOKE
+    seconds: dict[int, list[float]] = {1: [], 2: []}
+
+    def both() -> None:
+        docs = {}
+        for w in (1, 2):
+            path = tmp_path / f"w{w}.json"
+            t0 = time.perf_counter()
+            subprocess.run([NTPCHECK, *argv, "--workers", str(w), "--json", str(path)], check=True, cwd=tmp_path,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            seconds[w].append(time.perf_counter() - t0)
+            docs[w] = identity(json.loads(path.read_text()))
+        assert docs[1] == docs[2]
+
+    benchmark.pedantic(both, rounds=ROUNDS if benchmark.enabled else 1, iterations=1)
+    best = {w: min(s) for w, s in seconds.items()}
+    benchmark.extra_info.update({"seconds_1": best[1], "seconds_2": best[2], "speedup": best[1] / best[2],
+                                 "all_seconds_1": seconds[1], "all_seconds_2": seconds[2]})
+    print(f"\n{case}: --workers 1 {best[1]:.1f} s, --workers 2 {best[2]:.1f} s (min of {len(seconds[1])}): "
+          f"speedup {best[1] / best[2]:.2f}x; every run: {seconds}")

@@ -1,0 +1,53 @@
+"""Issue 32: ``ntpcheck campaign --minutes M`` twice (in process, then on two workers): the second
+run resumes where the first stopped, and ``--summary`` adds every batch's counts up."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from ntpcheck.app.cli import main
+
+RUN = ["campaign", "--claims", "Lemma 1,Lemma 3", "--profile", "quick", "--minutes", "0.05"]
+
+
+def _batches(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_campaign_resumes_and_its_summary_adds_up(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("distributed")
+    monkeypatch.chdir(tmp_path)  # the example database: .hypothesis/examples here
+    assert main([*RUN, "--workers", "1"]) == 0
+    first = _batches(tmp_path / "campaign.jsonl")
+    assert main([*RUN, "--workers", "2"]) == 0
+    both = _batches(tmp_path / "campaign.jsonl")
+    second = both[len(first):]
+    assert first and second and both[:len(first)] == first  # appended, never rewritten
+    keys = Counter((b["kind"], b["unit"], b["batch"]) for b in both)
+    assert max(keys.values()) == 1  # resumed: no batch drawn twice
+    assert {b["worker"] for b in second} != {"in-process"} and {b["worker"] for b in first} == {"in-process"}
+    units = {(b["kind"], b["unit"]) for b in first}
+    assert all(b["batch"] > 0 for b in second if (b["kind"], b["unit"]) in units and b["unit"] == "Lemma 1")
+    capsys.readouterr()
+    assert main(["campaign", "--summary", "campaign.jsonl", "--json", "s.json"]) == 0
+    out = capsys.readouterr().out
+    assert "Lemma 1" in out and "without 1i" in out
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert s["batches"] == len(both)
+    for c in s["verify"]["claims"]:
+        lines = [b for b in both if b["kind"] == "verify" and b["unit"] == c["id"]]
+        assert c["counts"] == {k: sum(b["counts"][k] for b in lines) for k in c["counts"]}
+    for row in s["matrix"]["rows"]:
+        lines = [b for b in both if b["kind"] == "assumption" and b["unit"] == f"{row['claim']} without {row['dropped']}"]
+        assert row["counts"]["drawn"] == sum(b["counts"]["drawn"] for b in lines)
+
+
+def test_a_campaign_file_holds_one_campaign(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.jsonl").write_text(json.dumps({"paper": "huang2024", "profile": "quick", "seed": 1, "pinned": True,
+                                                  "kind": "verify", "unit": "Lemma 1", "batch": 0}) + "\n{\"cut")
+    assert main([*RUN, "--file", "c.jsonl", "--workers", "1"]) == 2
+    assert "holds a campaign with paper huang2024, profile quick, seed 1" in capsys.readouterr().err
