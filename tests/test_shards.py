@@ -55,7 +55,9 @@ def test_the_shard_count_depends_on_the_profile_only():
 def test_shards_share_the_budget_and_a_falsified_shard_is_shrunk():
     """A real shard: a quarter of thorough's draws; Cor. 1 (no pins) is falsified by the search of a shard."""
     s = search_shard(CLAIM, "thorough", 0, 1, 4)
-    assert len(s.outcomes) == 75 and s.falsified is None
+    # A quarter of the draws (300/4), and up to a quarter of the budget (600/4) while some part of
+    # the claim is not yet exercised (Lemma 1's lower bound never is, under Assumption 2).
+    assert 75 <= len(s.outcomes) <= 150 and s.falsified is None
     cor1 = dataclasses.replace(next(c for c in paper().claims if c.name == "Cor. 1 [k=5]"), examples=())
     shards = [search_shard(cor1, "thorough", 0, k, 4) for k in range(4)]
     assert any(s.falsified is not None for s in shards)

@@ -30,7 +30,7 @@ import random
 from typing import Sequence
 
 from .claim import Claim
-from .results import ClaimResult, aggregate, count, min_tested_for, per_instance_rows
+from .results import ClaimResult, aggregate, count, exercised, min_tested_for, per_instance_rows
 from .runner import Search, evaluate, search_settings
 from .verdicts import Outcome, Verdict
 
@@ -133,7 +133,7 @@ def merge(claim: Claim, profile: str, shards: Sequence[Shard]) -> ClaimResult:
     best = min(falsified, key=_smallness)
     shrunk = tuple(row for row in best.per_instance if row[3])
     return dataclasses.replace(best, claim=claim, counts=count(outcomes), min_tested=need, seconds=seconds,
-                               per_instance=per_instance_rows(outcomes) + shrunk)
+                               per_instance=per_instance_rows(outcomes) + shrunk, exercised=exercised(claim, outcomes))
 
 
 def _smallness(r: ClaimResult) -> tuple:
