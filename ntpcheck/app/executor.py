@@ -90,7 +90,6 @@ class InProcess:
             raise RunInterrupted(cells, len(units)) from None
         return cells
 
-
     def stream(self, tasks: Iterator[tuple[Any, Callable, tuple]], deadline: float) -> Iterator[tuple[Any, Any]]:
         """``(tag, fn(*args))`` for each ``(tag, fn, args)`` of ``tasks``, one after another, while
         ``time.monotonic()`` is before ``deadline`` (a task started before it is finished)."""
