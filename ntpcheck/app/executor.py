@@ -271,7 +271,9 @@ def _local_cluster(distributed, workers: int):
 
     Its processes are started with SIGINT ignored (they inherit that): a Ctrl-C in a terminal
     reaches the whole process group, and only this process must answer it (by cancelling the
-    tasks and closing the cluster)."""
+    tasks and closing the cluster).  Dask's own logs are silenced up to CRITICAL: closing the
+    cluster makes a worker's heartbeat fail with a logged traceback, which is no error of the run
+    (a task's error reaches this process with its result)."""
     import logging
 
     previous = signal.getsignal(signal.SIGINT)
@@ -280,7 +282,7 @@ def _local_cluster(distributed, workers: int):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+                                        dashboard_address=None, silence_logs=logging.CRITICAL)
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)
