@@ -187,6 +187,7 @@ CASES = [
     Case("campaign-summary-empty", ("campaign", "--summary", "{tmp}/c.jsonl"), "no campaign batches there", {"c.jsonl": b""}),
     Case("campaign-summary-not-jsonl", ("campaign", "--summary", "{tmp}/c.jsonl"), "line 1: not a campaign batch",
          {"c.jsonl": b"hello\n{}\n"}),
+    Case("campaign-json-without-summary", ("campaign", "--minutes", "1", "--json", "x.json"), "--json only applies to campaign --summary"),
     Case("campaign-file-missing-dir", ("campaign", "--minutes", "1", "--file", "/nonexistent/c.jsonl"), "does not exist"),
     Case("profile-unknown", ("verify", "--profile", "fast"), "invalid choice"),
     Case("paper-unknown", ("verify", "--paper", "nosuch"), "nosuch"),

@@ -7,7 +7,9 @@ user never believes a setting took effect when it did not: ``verify
 checked, nothing is searched), ``--seed`` or ``--dim`` without ``--embeddings
 orthonormal`` where they would seed embeddings (``check``, ``solve``,
 ``train``, ``verify --dataset``: the other embeddings are not random), and
-``reproduce algorithms --trials`` (only Figure 2 has trials); ``train
+``reproduce algorithms --trials`` (only Figure 2 has trials), ``--workers`` with
+``--scheduler`` or ``verify --dataset``, and ``campaign --summary`` with the options
+of a campaign's run (its file holds them); ``train
 --idealised --T 0`` (the idealised stage-1 margin is 0) is refused too.  Options that
 do nothing for the values given (``train --eta`` with ``--T2 0``) get a
 one-line warning.  To tell "not given" from "given the default", these
@@ -69,6 +71,8 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
                             "A = T eta0/(4||W*_ov||^2), which is 0 at --T 0")
     if args.command == "campaign" and (args.minutes is None) == (args.summary is None):
         raise NTPCheckError("campaign needs --minutes M (draw) or --summary FILE (aggregate), and not both")
+    if args.command == "campaign" and not args.summary and given("json_path"):
+        raise NTPCheckError("--json only applies to campaign --summary (a campaign writes its batches to --file)")
     if args.command == "campaign" and not args.summary and args.file is None:
         args.file = "campaign.jsonl"
     if args.command == "campaign" and args.summary:
