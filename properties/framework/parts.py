@@ -46,7 +46,7 @@ from typing import Iterator
 import numpy as np
 
 __all__ = ["Part", "KINDS", "UP", "DOWN", "DROP", "STEEPER_UP", "STEEPER_DOWN", "STEP", "EXPONENT_STEP",
-           "mutable", "mutating", "active_mutant", "reached"]
+           "mutable", "mutating", "reached"]
 
 #: Relative change of a constant or threshold in its mutant.
 STEP = 0.01
@@ -117,8 +117,7 @@ def mutable(name: str, value, how: str):
     seen = _REACHED.get()
     if seen is not None:
         seen.add(name)
-    out = _HOW[how](np.asarray(value, dtype=float) if not np.isscalar(value) else float(value))
-    return out
+    return _HOW[how](np.asarray(value, dtype=float) if not np.isscalar(value) else float(value))
 
 
 @contextmanager
@@ -129,11 +128,6 @@ def mutating(name: str | None) -> Iterator[None]:
         yield
     finally:
         _ACTIVE.reset(token)
-
-
-def active_mutant() -> str | None:
-    """The part being mutated, if any."""
-    return _ACTIVE.get()
 
 
 @contextmanager

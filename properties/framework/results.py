@@ -207,9 +207,10 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     informative = informative_measured(claim, outcomes)
     short = short_groups(claim, outcomes, min_tested)
     never = never_exercised_text(claim, ex)
-    if n_held >= min_tested and not short and not never:
+    enough = n_held >= min_tested and not short
+    if enough and not never:
         verdict = Verdict.HOLDS
-    elif n_held >= min_tested and not short:
+    elif enough:
         # Enough held, but some part of the statement never mattered on any of them: the
         # claim could not have failed in that part on what was tested.
         verdict = Verdict.VACUOUS
@@ -245,7 +246,7 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
                   f"{informative_text(informative, min_tested)} (automatic where {claim.informative.automatic}); " + detail)
     elif informative:
         detail = f"{informative_text(informative, min_tested)}; " + detail
-    if never and n_held >= min_tested:
+    if enough and never:
         detail = f"{never}; " + detail
     if verdict is not Verdict.HOLDS and n_held < min_tested:
         detail = (f"only {n_held} distinct instances of the {min_tested} required held non-vacuously"

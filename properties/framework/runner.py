@@ -62,8 +62,8 @@ def prepare(claim: Claim, inst: Instance) -> Instance:
 
 def instance_key(inst: Instance) -> tuple:
     """What makes two instances the same test: the dataset up to the order of its samples
-    and of its vocabulary, the embeddings of each token (None: canonical), the training parameters with the step sizes resolved,
-    and the algorithm's name.
+    and of its vocabulary, the embeddings of each token (None: canonical), the training
+    parameters with the step sizes resolved, and the algorithm's name.
 
     Examples
     --------
@@ -211,14 +211,19 @@ class Search:
         self.budget = prof.budget
         self.outcomes: list[Outcome] = []
         self.first_failure: list[Outcome] | None = None  # the outcomes up to the first falsification
-        self.killed: set[str] = set()
+
+    @property
+    def killed(self) -> set[str]:
+        """The parts whose mutant some counted outcome falsified."""
+        return set().union(*(o.kills for o in self.outcomes))
 
     def done(self) -> bool:
         """Enough instances drawn, enough distinct ones held (in each informative group if
         the claim has any), every live part killed (never once a falsification is being shrunk)."""
         enough = distinct_held(self.outcomes) >= self.need and not short_groups(self.claim, self.outcomes, self.need)
-        exercised = all(p.name in self.killed for p in self.claim.live_parts)
-        return self.first_failure is None and len(self.outcomes) >= self.draws and enough and exercised
+        killed = self.killed
+        all_killed = all(p.name in killed for p in self.claim.live_parts)
+        return self.first_failure is None and len(self.outcomes) >= self.draws and enough and all_killed
 
     def step(self, inst: Instance) -> Outcome | None:
         """Check ``inst`` (None if the search is :meth:`done`), recording and targeting the outcome."""
@@ -229,7 +234,6 @@ class Search:
         o = evaluate(self.claim, inst)
         if self.first_failure is None:
             self.outcomes.append(o)
-            self.killed |= o.kills
         ev = None
         if self.claim.target is not None and o.verdict in TESTED:
             ev = evidence(prepare(self.claim, inst))  # evaluate()'s evidence, from the cache
@@ -239,8 +243,9 @@ class Search:
         if self.claim.score is not None and o.verdict is not Verdict.ERROR:
             ev = ev or evidence(prepare(self.claim, inst))
             target(_quantised(float(self.claim.score(ev))), label="distance to failure")
+        killed = self.killed
         for name, sl in sorted(o.mutant_slack.items()):  # parts not yet exercised: climb towards where they matter
-            if name not in self.killed:
+            if name not in killed:
                 target(_quantised(-sl), label=f"mutant {name}")
         if o.verdict is Verdict.FALSIFIED and self.first_failure is None:
             self.first_failure = list(self.outcomes)
@@ -298,7 +303,6 @@ def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinne
         inst = make_example()
         o = evaluate(claim, inst)
         search.outcomes.append(o)
-        search.killed |= o.kills
         if o.verdict is Verdict.FALSIFIED:
             return search.falsified(inst, o, " (pinned regression example)")
 

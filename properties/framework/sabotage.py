@@ -31,9 +31,9 @@ def tightest_factor(claim: Claim, inst: Instance, *, rel: float = 1e-4) -> float
 
     def ok(f: float) -> bool:
         with tightened(f):
-            return evaluate(claim, inst).verdict not in (Verdict.FALSIFIED, Verdict.ERROR)
+            return evaluate(claim, inst, mutants=False).verdict not in (Verdict.FALSIFIED, Verdict.ERROR)
 
-    base = evaluate(claim, inst)
+    base = evaluate(claim, inst, mutants=False)
     if base.verdict not in (Verdict.HOLDS, Verdict.VACUOUS):
         raise ValueError(f"{claim.name}: the sabotage's reference instance gives {base.verdict}, not holds: {base.detail}")
     lo, hi = math.log(1e-300), 0.0
@@ -65,5 +65,5 @@ def run_sabotage(claim: Claim) -> Outcome:
     f_star = tightest_factor(claim, inst)
     factor = f_star * (1 - sab.past)
     with tightened(factor):
-        o = evaluate(claim, inst)
+        o = evaluate(claim, inst, mutants=False)
     return Outcome(o.verdict, o.slack, {**dict(o.measured), "tightest_factor": f_star, "sabotage_factor": factor}, o.detail, o.series)

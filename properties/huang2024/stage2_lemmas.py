@@ -109,6 +109,15 @@ def check_lemma4(ev: Evidence, *, rhs=lemma4_rhs) -> Outcome:
                       rhs_kind="tolerance")
 
 
+def optimal_attention(ev: Evidence, att: np.ndarray) -> np.ndarray | None:
+    """``att[:, n, l*]`` for every optimal position ``l*`` of a sample with another token
+    (shape (steps, positions)): what Lemma 5 is about; None if there is none or fewer than two steps."""
+    rows = [(k, l) for k, pos in enumerate(ev.structure.optimal) for l in pos if len(ev.dataset.samples[k].sentence) > 1]
+    if not rows or len(att) < 2:
+        return None
+    return att[:, [r[0] for r in rows], [r[1] for r in rows]]
+
+
 def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcome:
     """Lemma 5: for every t, n and optimal position l*: ``phi_l*^(t+1) >= phi_l*^(t) >= 1/L_max``,
     and (the proof's induction) ``phi_l* >= phi_l`` for every non-optimal l.
@@ -121,12 +130,9 @@ def check_lemma5(ev: Evidence, *, attention: np.ndarray | None = None) -> Outcom
     ds = ev.dataset
     st = ev.structure
     L = ds.l_max
-    rows = [(k, l) for k, pos in enumerate(st.optimal) for l in pos if len(ds.samples[k].sentence) > 1]
-    if not rows or len(att) < 2:
+    opt = optimal_attention(ev, att)
+    if opt is None:
         return outside("no sample with an optimal position and another token")
-    ks = np.array([r[0] for r in rows])
-    ls = np.array([r[1] for r in rows])
-    opt = att[:, ks, ls]  # (steps, rows)
     steps = np.arange(len(att))
     mono = inequality(opt[:-1].min(axis=1) * 0 + np.min(opt[1:] - opt[:-1], axis=1), np.zeros(len(att) - 1), steps[:-1],
                       sense=">=", what="phi_l*^(t+1) - phi_l*^(t)", scale=np.ones(len(att) - 1), rtol=1e-12)
@@ -168,11 +174,9 @@ def lemma5_target(ev: Evidence) -> float:
     >>> -1 < lemma5_target(evidence(smallest_stage2().with_params(T=30, T2=30))) < 0
     True
     """
-    att = q.stage2(ev).attention
-    rows = [(k, l) for k, pos in enumerate(ev.structure.optimal) for l in pos if len(ev.dataset.samples[k].sentence) > 1]
-    if not rows or len(att) < 2:
+    opt = optimal_attention(ev, q.stage2(ev).attention)
+    if opt is None:
         return 0.0
-    opt = att[:, [r[0] for r in rows], [r[1] for r in rows]]
     opt = opt[:, np.ptp(opt, axis=0) > SATURATED]  # a position whose attention never moves (nothing to learn there)
     gap = 1.0 - opt[:-1]
     live = gap >= SATURATED
