@@ -36,6 +36,20 @@ is realizable and the embeddings are drawn non-orthonormal instead):
     1ii ``A -> B, A B -> B, B -> A, A B -> A``; 3 ``A -> B, A B -> B,
     A B B -> B``; prefix ``A -> B, A A -> B``.
 
+*general data* (``prefix_closed=False``, the matrix's "general data" rows)
+    the base is general realizable data (prefix closure mostly fails, and is
+    no condition of the row) and the candidates are those above plus, for
+    Assumption 3, every multiplicity of any non-optimal token ``t`` of a base
+    sample ``X -> y``: ``X`` with ``t`` repeated ``k`` times, ``|I(n)| < k``,
+    up to ``L_max`` (:func:`_multiplied`); the degree of any violation (how
+    many offending samples, 1 to 3) is drawn and shrinks to 1.  Shrinks to
+    one sentence whose non-optimal token occurs twice and its optimal token
+    once, with at most four samples (``tests/test_readings.py``).
+
+Assumption 2 is broken at every degree (:mod:`.embeddings`): the smallest
+defect an example shrinks to is an inner product of about 0.03 between two
+columns, or a column of norm 1.01.
+
 Gadgets (each is minimal for its kind; see ``tests/test_strategies.py``):
 
 ====== ================= ===============================================
@@ -112,8 +126,9 @@ def _multiplied(base, n: dict, max_len: int) -> list[tuple[tuple[str, ...], ...]
     """Assumption 3 broken at every degree on general data: for a sample ``X -> y`` with
     optimal positions ``I`` and a non-optimal token ``t`` of ``X``, the sentence ``X`` with
     ``t`` repeated ``k`` times (``k`` from ``|I| + 1`` up to what ``max_len`` allows), the
-    extra copies put first or just before the query, with the same query and next token.
-    The smallest multiplicities come first (examples shrink towards them)."""
+    extra copies put first or just before the query (attention has no positions: only
+    the multiset and the query matter), with the same query and next token, so the new
+    sample shares its query and tokens with ``X -> y``.  Shorter sentences come first."""
     out = []
     for X, y in base:
         n_opt = sum(n.get(x) == y for x in X)
