@@ -245,9 +245,9 @@ def idealised(*, T: int, T2: int) -> ParamMap:
     ``A = T eta_0 / (4 ||W*_ov||^2)`` (:func:`bounds.A`), or the drawn margin ``target_A``."""
 
     def make(inst: Instance) -> Instance:
-        base = inst.with_params(T=T, T2=T2, stage1_margin=None, target_A=None)
-        A = inst.target_A if inst.target_A is not None else quantities.A(evidence(base))
-        return base.with_params(stage1_margin=A)
+        # A drawn margin sets eta_0 too, so that the A of the claims' formulas (from eta_0) is the margin.
+        base = with_margin(inst.with_params(T=T, T2=T2, stage1_margin=None))
+        return base.with_params(stage1_margin=quantities.A(evidence(base)))
 
     return make
 
