@@ -62,13 +62,16 @@ def lemma4_rhs(ev: Evidence, Wkq: np.ndarray, Wp: np.ndarray, A: float, second_t
         X = E[:, toks]
         xq = X[:, -1]
         ph = phi[k, : len(toks)]
-        xbar = X @ ph
         y = idx[s.next]
         # wrong-class probabilities without cancellation; [T]_y - 1 = -sum of them
         _, p = model.cross_entropy_parts(z[k][None, :], np.array([y]))
         p = p[0]
+        scores = X.T @ Wp @ xq  # x_m^T W' x_L for every position m
         for l, i in enumerate(toks):
-            proj = float((X[:, l] - xbar) @ Wp @ xq)
+            # (x_l - X phi)^T W' x_L in the pairwise form sum_m phi_m (x_l - x_m)^T W' x_L, as the model's
+            # gradient takes it: once phi_l rounds to 1, x_l - X phi loses the phi_m x_l terms (half the
+            # value where two tokens remain), while the pairwise differences keep them.
+            proj = float(ph @ (scores[l] - scores))
             if l in pos:
                 first += ds.pi[k] * (-p.sum()) * ph[l] * proj
             else:
