@@ -23,14 +23,10 @@ from functools import cached_property
 
 import numpy as np
 
+from ntpcheck.data import _read_only
 from ntpcheck.errors import DatasetFormatError
 
 __all__ = ["NTPData"]
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True, eq=False)

@@ -74,6 +74,11 @@ A_RANGE = (0.1, 30.0)
 ETA_RANGE = (0.005, 1.0)
 
 
+def _drawn_embeddings(insts: st.SearchStrategy[Instance]) -> st.SearchStrategy[Instance]:
+    """``insts`` as drawn (canonical embeddings), or the same data with random orthonormal ones."""
+    return insts.flatmap(lambda i: st.one_of(st.just(i), instances(st.just(i.dataset), TrainingConfig(), embeddings="orthonormal")))
+
+
 @dataclass(frozen=True)
 class Reading:
     """A claim's data reading (``profile -> SearchStrategy[Instance]``): realizable data
@@ -106,7 +111,7 @@ class Reading:
         emb = "orthonormal" if self.embeddings == "orthonormal" else "canonical"
         insts = instances(ds, TrainingConfig(), embeddings=emb)
         if self.embeddings == "drawn":
-            insts = insts.flatmap(lambda i: st.one_of(st.just(i), instances(st.just(i.dataset), TrainingConfig(), embeddings="orthonormal")))
+            insts = _drawn_embeddings(insts)
         return self.with_params(insts)
 
     def with_params(self, insts: st.SearchStrategy[Instance]) -> st.SearchStrategy[Instance]:
@@ -193,7 +198,7 @@ def breaking(condition: str, profile: str, data=None) -> st.SearchStrategy[Insta
     emb = "orthonormal" if reading.embeddings == "orthonormal" else "canonical"
     insts = violating(condition, prefix_closed=reading.prefix_closed, embeddings=emb, **SIZES[profile])
     if reading.embeddings == "drawn" and condition != "2":
-        insts = insts.flatmap(lambda i: st.one_of(st.just(i), instances(st.just(i.dataset), TrainingConfig(), embeddings="orthonormal")))
+        insts = _drawn_embeddings(insts)
     return reading.with_params(insts)
 
 
@@ -275,8 +280,8 @@ def lemma7(*, idealise: bool, steps_after: int = 300, t0_budget: int = 600) -> P
         ws = safe_norm(evidence(base).w_kq_star)
         eta = max(inst.eta or 0.05 / math.sqrt(base.d), 8 * ds.l_max * ws**2 / t0_budget)
         t0 = bounds.lemma7_t0(eta, ds.l_max, ws)
-        out = with_margin(Instance(ds, inst.embeddings, T=900, T2=t0 + steps_after, eta=eta, target_A=inst.target_A))
-        return idealised(T=900, T2=t0 + steps_after)(out.with_params(target_A=inst.target_A)) if idealise else out
+        out = Instance(ds, inst.embeddings, T=900, T2=t0 + steps_after, eta=eta, target_A=inst.target_A)
+        return idealised(T=900, T2=t0 + steps_after)(out) if idealise else with_margin(out)
 
     return make
 
