@@ -27,6 +27,7 @@ from ntpcheck.textformat import dumps
 from .claim import Claim
 from .evidence import evidence
 from .parts import mutating
+from .reproducible import reproducible_draws
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
                       short_groups)
 from .verdicts import TESTED, Outcome, Verdict
@@ -311,8 +312,9 @@ def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinne
         return o is not None and o.verdict is Verdict.FALSIFIED
 
     try:
-        cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=None),
-                   random=random.Random(seed))
+        with reproducible_draws():
+            cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=None),
+                       random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         return search.result()
     return search.falsified(cex, evaluate(claim, cex))

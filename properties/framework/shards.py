@@ -31,6 +31,7 @@ from typing import Sequence
 
 from .claim import Claim
 from .results import ClaimResult, aggregate, count, exercised, min_tested_for, per_instance_rows
+from .reproducible import reproducible_draws
 from .runner import Search, evaluate, search_settings
 from .verdicts import Outcome, Verdict
 
@@ -104,8 +105,9 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
         return o is not None and o.verdict is Verdict.FALSIFIED
 
     try:
-        cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=database),
-                   random=random.Random(shard_seed(seed, claim.name, shard)), database_key=database_key)
+        with reproducible_draws():
+            cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=database),
+                       random=random.Random(shard_seed(seed, claim.name, shard)), database_key=database_key)
     except (NoSuchExample, Unsatisfiable):
         return done()
     return done(search.falsified(cex, evaluate(claim, cex)))

@@ -36,6 +36,8 @@ __all__ = [
     "Reading",
     "realizable",
     "with_margin",
+    "stage2_time",
+    "SECTION7_STAGE2_TIME",
     "fixed",
     "shared_query",
     "section7",
@@ -243,6 +245,31 @@ def params(**p) -> ParamMap:
     """Set fixed training parameters (``T``, ``T2``, ``eta0``, ``eta``); a drawn stage-1 margin
     becomes ``eta_0`` (:func:`with_margin`), a drawn ``eta`` is kept unless ``p`` sets it."""
     return lambda inst: with_margin(inst.with_params(**p))
+
+
+#: Stage 2's time ``eta T'`` of the paper's Section 7 run (``|V| = d = 20``, ``eta = 0.05/sqrt(d)``,
+#: ``T' = 900``): about 10.  Theorem 3 describes the gaps once stage 2 has run that long.
+SECTION7_STAGE2_TIME = 900 * 0.05 / math.sqrt(20)
+
+
+def stage2_time(*, T: int, T2: int) -> ParamMap:
+    """:func:`params` with ``T2`` raised where a drawn (small) ``eta`` would stop stage 2
+    before the time ``eta T'`` of the Section 7 run (:data:`SECTION7_STAGE2_TIME`):
+    ``T' = max(T2, ceil(SECTION7_STAGE2_TIME / eta))`` (2013 steps at ``eta = 0.005``).
+
+    Examples
+    --------
+    >>> inst = stage2_time(T=900, T2=900)(Instance(ntpcheck.loads("A -> B\\n"), eta=0.005))
+    >>> inst.T2, inst.steps[1] * inst.T2 >= SECTION7_STAGE2_TIME
+    (2013, True)
+    """
+    fixed = params(T=T, T2=T2)
+
+    def make(inst: Instance) -> Instance:
+        base = fixed(inst)
+        return base.with_params(T2=max(T2, math.ceil(SECTION7_STAGE2_TIME / base.steps[1])))
+
+    return make
 
 
 def idealised(*, T: int, T2: int) -> ParamMap:
