@@ -77,7 +77,7 @@ def run_verify(args) -> int:
     if getattr(args, "report", None):
         from .reportmd import write_report
 
-        path = write_report(args.report, results, args.profile, args.seed, complete=complete)
+        path = write_report(args.report, results, args.profile, args.seed, complete=complete, paper=p.name)
         print(f"report written to {path}", file=sys.stderr)
     if not complete:
         return INTERRUPTED
