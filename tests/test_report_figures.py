@@ -158,3 +158,37 @@ def test_html_report_in_a_real_browser(items, tmp_path):
         data = open(path, "rb").read()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
     assert got["claim"] and len(got["screenshots"]) == 2
+
+
+def test_heatmap_writes_counts_in_cells_and_maps_links_to_them():
+    from ntpcheck.app.matrixreport import Grid, heatmap
+
+    cols = ["algorithm-1", "gd", "joint-ngd", "adam", "minibatch", "factorised", "random-init"]
+    g = Grid("paper: each claim under each training algorithm", "training algorithm", ["A", "B [reading]"], cols, note="n/m")
+    for j, c in enumerate(cols):
+        g.cells[("A", c)] = (Verdict.FALSIFIED if j == 1 else Verdict.HOLDS, f"{j}/9", None, f"A with {c}")
+        g.cells[("B [reading]", c)] = (None, "n/a", None, f"B with {c}") if j == 0 else (Verdict.VACUOUS, "3/4", None, f"B with {c}")
+    fig, links = heatmap(g, {("A", "gd"): "#cex-a-with-gd"})
+    texts = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
+    assert all(any(f"{j}/9" in t for t in texts) for j in range(len(cols))) and any("n/a" in t for t in texts)
+    (x0, y0, x1, y1, href, title), = links
+    w, h = fig.get_size_inches() * fig.dpi
+    assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h and href == "#cex-a-with-gd" and title == "A with gd"
+    assert x1 - x0 > 40 and y1 - y0 > 20  # a cell, not a point
+
+
+def test_matrix_report_links_each_falsified_cell_to_its_counterexample(tmp_path):
+    import re
+
+    from ntpcheck.app.cli import main
+
+    out = tmp_path / "m"
+    assert main(["matrix", "--profile", "quick", "--claims", "Prop. 2 [Section 3 setting]", "--report", str(out)]) == 0
+    assert (out / "matrix.png").read_bytes()[:4] == b"\x89PNG"
+    page = (out / "report.html").read_text()
+    hrefs = re.findall(r'<area shape="rect" coords="[0-9,]+" href="#([^"]+)"', page)
+    assert hrefs, "no falsified cell linked"
+    for anchor in hrefs:
+        assert f'<article id="{anchor}">' in page
+    md = (out / "report.md").read_text()
+    assert "![the matrix](matrix.png)" in md and md.count("# replay: ") == len(hrefs)

@@ -90,7 +90,7 @@ def _groups(items) -> dict[str, dict[str, list]]:
 
 def _article(it) -> str:
     r = it.result
-    parts = [f'<article id="{_e(it.anchor)}">', f"<h4>{_e(r.claim.name)} {_badge(r.verdict)}</h4>",
+    parts = [f'<article id="{_e(it.anchor)}">', f"<h4>{_e(it.title or r.claim.name)} {_badge(r.verdict)}</h4>",
              f"<blockquote>{_e(r.claim.statement)}</blockquote>",
              "<table>",
              f"<tr><th>assumptions</th><td>{_e(', '.join(r.claim.assumptions))}</td></tr>",
@@ -119,7 +119,7 @@ def _extra(ex: Extra) -> str:
     name = f"map-{anchor}"
     areas = "".join(f'<area shape="rect" coords="{int(x0)},{int(y0)},{int(x1)},{int(y1)}" href="{_e(href)}" title="{_e(t)}" alt="{_e(t)}">'
                     for x0, y0, x1, y1, href, t in links)
-    return (f'<section id="{_e(anchor)}"><h2>{_e(title)}</h2><figure><img src="{_data_uri(png)}" alt="{_e(title)}" usemap="#{name}">'
+    return (f'<section id="{_e(anchor)}"><h2>{_e(title)}</h2><figure><img src="{_data_uri(png)}" alt="{_e(title)}" usemap="#{name}" style="max-width:none">'
             f'<map name="{name}">{areas}</map><figcaption>{_e(caption)}</figcaption></figure></section>')
 
 
@@ -138,7 +138,7 @@ def html_report(items: Sequence, profile: str, seed: int, complete: bool = True,
         toc.append(f'<li><a href="#paper-{_e(name)}">{_e(name)}</a><ul>')
         for section, its in sections.items():
             toc.append(f"<li>{_e(section)}<ul>")
-            toc += [f'<li><a href="#{_e(it.anchor)}">{_e(it.result.claim.name)}</a> {_badge(it.result.verdict)}</li>' for it in its]
+            toc += [f'<li><a href="#{_e(it.anchor)}">{_e(it.title or it.result.claim.name)}</a> {_badge(it.result.verdict)}</li>' for it in its]
             toc.append("</ul></li>")
         toc.append("</ul></li>")
     toc.append("</ul></nav>")
@@ -154,7 +154,7 @@ def html_report(items: Sequence, profile: str, seed: int, complete: bool = True,
                 "<th>parts exercised</th><th>worst slack / rate</th></tr>")
     for it in items:
         r = it.result
-        body.append(f'<tr><td><a href="#{_e(it.anchor)}">{_e(r.claim.name)}</a></td><td>{_badge(r.verdict)}</td>'
+        body.append(f'<tr><td><a href="#{_e(it.anchor)}">{_e(it.title or r.claim.name)}</a></td><td>{_badge(r.verdict)}</td>'
                     f"<td>{_e(counts_text(r.counts))}</td><td>{_e(exercised_text(r.exercised))}</td><td>{_e(result_summary(r))}</td></tr>")
     body.append("</table></section>")
     body += [_extra(ex) for ex in extras]

@@ -40,6 +40,8 @@ class ReportItem:
     paper: str | None = None
     #: The :class:`matplotlib.figure.Figure` behind ``png`` (None without one).
     figure: object = None
+    #: The heading, where it is not the claim's name (a matrix cell: "Lemma 5 without 3").
+    title: str | None = None
 
 
 def _slug(name: str) -> str:

@@ -138,8 +138,10 @@ def jsonable(x: Any) -> Any:
     if isinstance(x, Mapping):
         return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, np.ndarray):
-        return jsonable(x.tolist())
+        return x.tolist() if x.dtype.kind in "fiub" else jsonable(x.tolist())  # numbers: Python scalars already
     if isinstance(x, (list, tuple)):
+        if all(type(v) is float or type(v) is int for v in x):  # the common case, without a call per number
+            return list(x)
         return [jsonable(v) for v in x]
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
