@@ -97,7 +97,7 @@ def _bound(r, spec: FigureSpec, lines):
             b, y = arr(t, "bound"), arr(t, "y")
             d = (b - y) if _sense(t) == "<=" else (y - b)
             return arr(t, "t"), d / np.maximum(np.abs(b), 1e-300)
-        ylab, ref, above = "relative slack |bound \u2212 measured| / |bound|, signed", 0.0, False
+        ylab, ref, above = "relative slack to the bound (\u2265 0 holds)", 0.0, False
     _right(rax, r, rows, rel, ylab, ref, spec, above)
     return fig
 

@@ -66,7 +66,7 @@ def png(fig) -> bytes:
     """``fig`` as PNG bytes (Agg)."""
     buf = io.BytesIO()
     with styled():
-        fig.savefig(buf, format="png", dpi=DPI)
+        fig.savefig(buf, format="png", dpi=DPI, pil_kwargs={"compress_level": 3})  # 6 (the default) is slower, hardly smaller
     return buf.getvalue()
 
 
@@ -250,7 +250,10 @@ def worst_trace(r) -> Mapping[str, Any]:
 
 
 def who(r) -> str:
-    c = instance_caption(r.instance)
+    """A panel title: whose curve it is, and that instance's sizes and step sizes, compactly."""
+    i = r.instance
+    c = (f"|V|={i['V']}  N={i['N']}  $L_{{\\max}}$={i['L_max']}  T={i['T']}  T'={i['T2']}  "
+         f"$\\eta_0$={_g(i['eta0'])}  $\\eta$={_g(i['eta'])}") if i else ""
     return ("Counterexample" if r.verdict is Verdict.FALSIFIED else "Worst tested instance") + (f"\n{c}" if c else "")
 
 
