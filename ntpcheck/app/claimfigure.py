@@ -22,7 +22,7 @@ from ntpcheck.properties.framework import Verdict
 from ntpcheck.properties.framework.figure import DEFAULT_FIGURE, FigureSpec
 
 from . import figkinds
-from .figstyle import (BAND, BOUND, BOUND2, CEX, MEASURED, OKABE_ITO, _g, arr, band, cex_rows, decorate, footer_lines, log_worthy,
+from .figstyle import (BAND, BOUND, BOUND2, CEX, MEASURED, OKABE_ITO, arr, band, cex_rows, decorate, footer_lines, log_worthy,
                        new_figure, no_data, shade_before, shade_floor, shade_trivial, styled, tested_rows, who, worst_trace)
 
 __all__ = ["claim_figure", "figure_kind", "instances_caption"]
@@ -259,14 +259,20 @@ def _panels(r, spec: FigureSpec, lines):
 
 
 def instances_caption(per_instance) -> str:
-    """The ranges of the instances' sizes and parameters, e.g. ``12 instances: |V| 2-5, N 1-9, ...``."""
+    """The ranges of the instances' sizes and parameters, e.g. ``12 instances: |V| 2-5, N 1-9, ...``
+    (every key all the descriptions give)."""
+    from .figstyle import _NAMES, _fmt
+
     insts = [row[2] for row in per_instance if row[2]]
     if not insts:
         return f"{len(per_instance)} instances"
+    keys = [k for k in insts[0] if all(i.get(k) is not None for i in insts)]
 
-    def span(key: str, fmt=str) -> str:
-        lo, hi = min(i[key] for i in insts), max(i[key] for i in insts)
-        return fmt(lo) if lo == hi else f"{fmt(lo)}-{fmt(hi)}"
+    def span(key: str) -> str:
+        vals = [i[key] for i in insts]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            lo, hi = min(vals), max(vals)
+            return _fmt(lo) if lo == hi else f"{_fmt(lo)}-{_fmt(hi)}"
+        return "/".join(sorted({str(v) for v in vals}))
 
-    return (f"{len(per_instance)} instances: |V| {span('V')}, N {span('N')}, L_max {span('L_max')}, T {span('T')}, "
-            f"T' {span('T2')}, eta_0 {span('eta0', _g)}, eta {span('eta', _g)}")
+    return f"{len(per_instance)} instances: " + ", ".join(f"{_NAMES.get(k, (k, k))[0]} {span(k)}" for k in keys)

@@ -251,9 +251,7 @@ def worst_trace(r) -> Mapping[str, Any]:
 
 def who(r) -> str:
     """A panel title: whose curve it is, and that instance's sizes and step sizes, compactly."""
-    i = r.instance
-    c = (f"|V|={i['V']}  N={i['N']}  $L_{{\\max}}$={i['L_max']}  T={i['T']}  T'={i['T2']}  "
-         f"$\\eta_0$={_g(i['eta0'])}  $\\eta$={_g(i['eta'])}") if i else ""
+    c = instance_caption(r.instance, sep="  ", eq="=", math=True)
     return ("Counterexample" if r.verdict is Verdict.FALSIFIED else "Worst tested instance") + (f"\n{c}" if c else "")
 
 
@@ -261,9 +259,19 @@ def _g(x: float) -> str:
     return f"{x:.3g}"
 
 
-def instance_caption(inst: Mapping[str, Any] | None) -> str:
-    """``|V| = 3, N = 4, L_max = 5, T = 900, T' = 300, eta_0 = 1.41, eta = 0.0354``."""
+#: How the sizes and parameters of an instance (:func:`ntpcheck.properties.framework.runner.describe`)
+#: are named in captions, as text and as mathtext; another paper's other keys are named as they are.
+_NAMES = {"V": ("|V|", "|V|"), "N": ("N", "N"), "L_max": ("L_max", "$L_{\\max}$"), "T": ("T", "T"), "T2": ("T'", "T'"),
+          "eta0": ("eta_0", "$\\eta_0$"), "eta": ("eta", "$\\eta$")}
+
+
+def _fmt(v) -> str:
+    return _g(v) if isinstance(v, float) else str(v)
+
+
+def instance_caption(inst: Mapping[str, Any] | None, sep: str = ", ", eq: str = " = ", math: bool = False) -> str:
+    """``|V| = 3, N = 4, L_max = 5, T = 900, T' = 300, eta_0 = 1.41, eta = 0.0354``: every size and
+    parameter the instance's description gives (None values left out)."""
     if not inst:
         return ""
-    return (f"|V| = {inst['V']}, N = {inst['N']}, L_max = {inst['L_max']}, T = {inst['T']}, T' = {inst['T2']}, "
-            f"eta_0 = {_g(inst['eta0'])}, eta = {_g(inst['eta'])}")
+    return sep.join(f"{_NAMES.get(k, (k, k))[1 if math else 0]}{eq}{_fmt(v)}" for k, v in inst.items() if v is not None)
