@@ -6,7 +6,7 @@ statement, assumptions, verdict, counts, exercised parts, figure (embedded as a
 and counterexample with the command that replays it.  Nothing is specific to a
 paper: claims are grouped by the paper that registers them
 (:data:`ntpcheck.properties.PAPERS`) and by their ``section``.  Optional extra
-figures (the matrix heatmaps, :mod:`.matrixfigure`) go after the summary; their
+figures (the matrix heatmaps, :mod:`.matrixreport`) go before the summary; their
 cells link to the claims' sections by anchor.
 """
 
@@ -132,8 +132,8 @@ def html_report(items: Sequence, profile: str, seed: int, complete: bool = True,
     groups = _groups(items)
     extras = list(extras)
     command = command or f"ntpcheck verify{f' --paper {paper}' if paper else ''} --profile {profile} --seed {seed} --report DIR"
-    toc = ['<nav><strong>Contents</strong><ul><li><a href="#summary">Summary</a></li>']
-    toc += [f'<li><a href="#{_e(a)}">{_e(t)}</a></li>' for a, t, *_ in extras]
+    toc = ['<nav><strong>Contents</strong><ul>'] + [f'<li><a href="#{_e(a)}">{_e(t)}</a></li>' for a, t, *_ in extras]
+    toc += ['<li><a href="#summary">Summary</a></li>']
     for name, sections in groups.items():
         toc.append(f'<li><a href="#paper-{_e(name)}">{_e(name)}</a><ul>')
         for section, its in sections.items():
@@ -150,6 +150,7 @@ def html_report(items: Sequence, profile: str, seed: int, complete: bool = True,
     if not complete:
         body.append(f"<p><strong>Incomplete: interrupted after {len(items)} claims.</strong> The verdicts below are the finished ones.</p>")
     body.append("<p>" + " ".join(f"{_badge(v)}&nbsp;{n}" for v, n in counts.items()) + "</p>")
+    body += [_extra(ex) for ex in extras]
     body.append('<section id="summary"><h2>Summary</h2><table><tr><th>claim</th><th>verdict</th><th>tested/drawn</th>'
                 "<th>parts exercised</th><th>worst slack / rate</th></tr>")
     for it in items:
@@ -157,7 +158,6 @@ def html_report(items: Sequence, profile: str, seed: int, complete: bool = True,
         body.append(f'<tr><td><a href="#{_e(it.anchor)}">{_e(it.title or r.claim.name)}</a></td><td>{_badge(r.verdict)}</td>'
                     f"<td>{_e(counts_text(r.counts))}</td><td>{_e(exercised_text(r.exercised))}</td><td>{_e(result_summary(r))}</td></tr>")
     body.append("</table></section>")
-    body += [_extra(ex) for ex in extras]
     for name, sections in groups.items():
         body.append(f'<section id="paper-{_e(name)}"><h2>{_e(name)}: {_e(_title_of(name))}</h2>')
         for section, its in sections.items():
