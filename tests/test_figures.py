@@ -51,19 +51,21 @@ def test_verify_report(tmp_path):
     out = tmp_path / "rep"
     assert main(["verify", "--profile", "quick", "--claims", "Lemma 1,Cor. 1,Lemma 3,Ex. 1", "--report", str(out)]) == 0
     text = (out / "report.md").read_text()
-    assert "| Lemma 1 |" in text and "## Cor. 1 [k=5]: falsified" in text
+    assert "| [Lemma 1](#lemma-1) |" in text and "## Cor. 1 [k=5]: falsified" in text
     assert "```\n# claim: " in text and "\n# replay: " in text  # the counterexample, replayable
     pngs = list((out / "plots").glob("*.png"))
     assert pngs and all(p.stat().st_size > 5000 for p in pngs)
     for p in pngs:
         assert f"plots/{p.name}" in text
-    # One plot per claim (falsified ones included, with the counterexample's instance in the caption),
-    # or, for a numerical tolerance or a rounding-level quantity, why not in words.
+    # One figure per claim with tested instances (falsified ones included, with the counterexample's
+    # instance in the caption), or why not in words.
     sections = text.split("\n## ")[1:]
     assert len(sections) == 4
     for sec in sections:
-        assert "](plots/" in sec or "not plotted" in sec, sec.splitlines()[0]
+        assert "](plots/" in sec or "No figure" in sec, sec.splitlines()[0]
         if "](plots/" in sec:
             assert "|V| = " in sec or "instances: |V|" in sec
     falsified = next(sec for sec in sections if sec.startswith("Cor. 1 [k=5]: falsified"))
-    assert "*Counterexample: |V| = " in falsified
+    assert "*Counterexample (in vermillion): |V| = " in falsified
+    page = (out / "report.html").read_text()
+    assert page.count('src="data:image/png;base64,') == len(pngs) and 'href="#cor-1-k-5"' in page

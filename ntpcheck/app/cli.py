@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--axis", choices=["assumption", "algorithm"], default="assumption",
                    help="assumption (default): drop one condition per column; algorithm: train with one variant of "
                         "Algorithm 1 per column, on data meeting every assumption")
+    p.add_argument("--report", default=None, metavar="DIR",
+                   help="write the matrix as a heatmap (matrix.png) with each falsified cell's counterexample, as report.md "
+                        "and a self-contained report.html, to DIR (new or empty)")
 
     p = sub.add_parser("campaign", help="draw for every claim and matrix cell until the time is up, appending each batch to a "
                                         "JSON-lines file and resuming from it; --summary FILE aggregates it")

@@ -77,7 +77,7 @@ def run_verify(args) -> int:
     if getattr(args, "report", None):
         from .reportmd import write_report
 
-        path = write_report(args.report, results, args.profile, args.seed, complete=complete)
+        path = write_report(args.report, results, args.profile, args.seed, complete=complete, paper=p.name)
         print(f"report written to {path}", file=sys.stderr)
     if not complete:
         return INTERRUPTED
@@ -131,8 +131,22 @@ def run_matrix(args) -> int:
         if c.result.counterexample:
             why = "which it does not list" if not c.listed else "which it lists"
             print(f"\n{c.claim.name} fails without {c.condition}, {why}:\n{c.result.counterexample}", file=out)
-    return _finish_cells(args, render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
+    code = _finish_cells(args, render.matrix_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
                          len(cells), complete, t0, executor)
+    if getattr(args, "report", None) and cells:
+        from .matrixreport import assumption_grid
+
+        _matrix_report(args, assumption_grid(cells, p.conditions, p.name), complete, p.name)
+    return code
+
+
+def _matrix_report(args, grid, complete: bool, paper: str) -> None:
+    """``matrix --report DIR``: the heatmap and the falsified cells' counterexamples (:mod:`.matrixreport`)."""
+    from .matrixreport import write_matrix_report
+
+    axis = "" if getattr(args, "axis", "assumption") == "assumption" else " --axis algorithm"
+    path = write_matrix_report(args.report, grid, args.profile, args.seed, complete, paper, command=f"ntpcheck matrix --paper {paper}{axis}")
+    print(f"report written to {path}", file=sys.stderr)
 
 
 def _cells(kind: str, p, claims, args) -> tuple[list, bool, dict | None]:
@@ -183,8 +197,13 @@ def _run_algorithm_axis(args, p, claims) -> int:
     for c in cells:
         if c.result is not None and c.result.counterexample:
             print(f"\n{c.claim.name} fails with {c.algorithm.name}:\n{c.result.counterexample}", file=out)
-    return _finish_cells(args, render.algorithm_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
+    code = _finish_cells(args, render.algorithm_json(cells, p.name, args.profile, args.seed, versions(), args.pinned),
                          len(cells), complete, t0, executor)
+    if getattr(args, "report", None) and cells:
+        from .matrixreport import algorithm_grid
+
+        _matrix_report(args, algorithm_grid(cells, p.variants, p.name), complete, p.name)
+    return code
 
 
 def run_papers(args) -> int:

@@ -3,6 +3,7 @@
 * :mod:`.verdicts`: :class:`Verdict` and the per-instance :class:`Outcome`;
 * :mod:`.claim`: the declarative :class:`Claim` record, its sabotage
   (:class:`Tighten`, :class:`Structural`), :class:`Finding`, :class:`Informative` and :class:`Paper`;
+* :mod:`.figure`: :class:`FigureSpec`, what a claim's figure shows, and each instance's trace;
 * :mod:`.conjecture`: :func:`conjecture`, a user's own claim from a checker;
 * :mod:`.evidence`: what a checker looks at (structure, max-margin
   solutions, trajectories), computed lazily and cached per instance;
@@ -20,6 +21,7 @@ of any paper or of the application.
 from .checks import RTOL, falsified, holds, inconclusive, inequality, outside, requires, tightened, vacuous, worst
 from .claim import Claim, Finding, Informative, Paper, Structural, Tighten, slugify
 from .conjecture import conjecture
+from .figure import KINDS, FigureSpec
 from .evidence import Evidence, evidence
 from .matrix import MatrixCell, matrix_cells
 from .algorithm_axis import AlgorithmCell, algorithm_cells
@@ -42,6 +44,8 @@ __all__ = [
     "Paper",
     "slugify",
     "conjecture",
+    "FigureSpec",
+    "KINDS",
     "Evidence",
     "evidence",
     "RTOL",

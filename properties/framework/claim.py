@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from ntpcheck.instance import Instance
 
+from .figure import FigureSpec
 from .parts import Part
 from .verdicts import Outcome, Verdict
 
@@ -186,6 +187,9 @@ class Claim:
         construction (equality at t = 0, saturation), a score that varies across
         instances and ignores those points, handed to :func:`hypothesis.target`
         instead of the slack (larger is closer to failure).
+    figure : FigureSpec or None
+        What the report's figure of the claim shows (:mod:`.figure`); None: the check's
+        series (quantity and bound over t) or one number per instance.
     """
 
     id: str
@@ -207,6 +211,7 @@ class Claim:
     informative: Informative | None = None
     parts: tuple[Part, ...] = ()
     target: Callable[[Any], float] | None = None
+    figure: FigureSpec | None = None
 
     def __post_init__(self) -> None:
         if (self.expect is Verdict.FALSIFIED) != (self.finding is not None):

@@ -58,11 +58,11 @@ def run_on_instance(claim: Claim, inst: Instance, breaks: Sequence[str], *, as_g
         said = {True: "the conclusion holds there", False: "the conclusion fails there", None: "the conclusion was not decided"}[held]
         detail = f"the data break {', '.join(listed)}, which the claim assumes; {said} ({o.verdict}: {o.detail})"
         return ClaimResult(claim, Verdict.OUTSIDE, count([Outcome(Verdict.OUTSIDE)]), measured, cex, detail,
-                           o.series, 1, tuple(breaks), held, instance=o.instance, per_instance=per_instance_rows([o]))
+                           o.series, 1, tuple(breaks), held, instance=o.instance, per_instance=per_instance_rows([o]), trace=o.trace)
     # One given instance: its own verdict, with the parts it exercised said beside it (a single
     # instance is not a search, so the parts rule of aggregate() does not apply).
     return ClaimResult(claim, o.verdict, counts, measured, cex, o.detail, o.series, 1, tuple(breaks), _CONCLUSION.get(o.verdict),
-                       instance=o.instance, per_instance=per_instance_rows([o]), exercised=exercised(claim, [o]))
+                       instance=o.instance, per_instance=per_instance_rows([o]), exercised=exercised(claim, [o]), trace=o.trace)
 
 
 def checks_as_given(claim: Claim, header: Header) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from .checks import closest_to_rejection
 from .claim import Claim
@@ -16,7 +16,7 @@ from .informative import informative_measured, informative_text, short_groups
 from .verdicts import TESTED, Outcome, Verdict
 
 __all__ = ["PROFILES", "Profile", "COUNT_NAMES", "CONSTANT_KEYS", "ClaimResult", "count", "distinct_held", "exercised",
-           "never_exercised_text", "min_tested_for", "aggregate", "per_instance_rows", "short_groups"]
+           "never_exercised_text", "min_tested_for", "aggregate", "per_instance_rows", "InstanceRow", "short_groups"]
 
 #: The measured values of a fit (:meth:`~.checks.Fit.as_measured`) reported for the one closest to rejection.
 FIT_KEYS = ("fitted_exponent", "exponent_ci", "fit_window", "rejection_line", "rejected_if")
@@ -73,9 +73,11 @@ class ClaimResult:
     seconds: float | None = field(default=None, compare=False)
     #: The sizes and parameters of the instance behind ``series`` (the worst one, or the counterexample).
     instance: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
-    #: ``(verdict, slack, instance, shrunk)`` of every instance counted, in draw order, then any shrunk
-    #: counterexample (``shrunk`` True), for the report's plots.
+    #: An :class:`InstanceRow` ``(verdict, slack, instance, shrunk, trace)`` of every instance counted, in
+    #: draw order, then any shrunk counterexample (``shrunk`` True), for the report's figures.
     per_instance: tuple = field(default=(), compare=False, repr=False)
+    #: The figure's data of the instance behind ``series`` (:func:`.figure.trace_of`).
+    trace: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     #: What the tested instances exercised (:func:`exercised`): ``exercised`` (kills per live
     #: part), ``dominated`` and ``mutation_score``; empty for a claim without parts.
     exercised: Mapping[str, Any] = field(default_factory=dict)
@@ -107,12 +109,23 @@ class ClaimResult:
         return self.counts["drawn"] / self.seconds
 
 
+class InstanceRow(NamedTuple):
+    """One checked instance, as the report's figures see it."""
+
+    verdict: Verdict
+    slack: float
+    instance: Mapping[str, Any] | None
+    shrunk: bool
+    #: What the claim's figure needs from the instance (:func:`.figure.trace_of`), or None.
+    trace: Mapping[str, Any] | None = None
+
+
 def per_instance_rows(outcomes: Sequence[Outcome], shrunk: Outcome | None = None) -> tuple:
-    """``(verdict, slack, instance, shrunk)`` per outcome counted, then the shrunk counterexample
-    if it is not the last of them (Hypothesis's shrinking checks more instances than are counted)."""
-    rows = [(o.verdict, o.slack, o.instance, False) for o in outcomes]
+    """An :class:`InstanceRow` per outcome counted, then the shrunk counterexample if it is
+    not the last of them (Hypothesis's shrinking checks more instances than are counted)."""
+    rows = [InstanceRow(o.verdict, o.slack, o.instance, False, o.trace) for o in outcomes]
     if shrunk is not None and not (outcomes and outcomes[-1] is shrunk):
-        rows.append((shrunk.verdict, shrunk.slack, shrunk.instance, True))
+        rows.append(InstanceRow(shrunk.verdict, shrunk.slack, shrunk.instance, True, shrunk.trace))
     return tuple(rows)
 
 
@@ -252,4 +265,4 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
         detail = (f"only {n_held} distinct instances of the {min_tested} required held non-vacuously"
                   + (f" ({len(held)} with repeats)" if len(held) != n_held else "") + "; " + detail)
     return ClaimResult(claim, verdict, counts, measured, None, detail, worst.series, min_tested,
-                       instance=worst.instance, per_instance=per_instance_rows(outcomes), exercised=ex)
+                       instance=worst.instance, per_instance=per_instance_rows(outcomes), exercised=ex, trace=worst.trace)

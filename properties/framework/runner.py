@@ -26,6 +26,7 @@ from ntpcheck.textformat import dumps
 
 from .claim import Claim
 from .evidence import evidence
+from .figure import trace_of
 from .parts import mutating
 from .reproducible import reproducible_draws
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
@@ -95,6 +96,7 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
     ``mutants``, the checker is run again once per part of the claim
     (:mod:`.parts`) on the same evidence, and the outcome's ``kills`` names the
     parts whose mutant this instance falsified.
+    The outcome's ``trace`` is what the claim's figure needs (:func:`.figure.trace_of`).
     For a claim with :class:`~.claim.Informative` groups, an instance that met
     the hypotheses gets its ``group`` and ``dataset_key``.
     A failure of the setup (for example an infeasible Eq. (2) on data that
@@ -112,7 +114,8 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
                 o = _with_mutants(claim, ev, o)
         if claim.informative is not None and o.verdict in TESTED:
             o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=ready.dataset)
-        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready))
+        trace = trace_of(claim.figure, ev, o) if o.verdict is not Verdict.ERROR else None
+        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready), trace=trace)
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
     except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
@@ -338,7 +341,7 @@ def _falsified(claim: Claim, inst: Instance, o: Outcome, outcomes: Sequence[Outc
     """The result of a claim falsified by ``inst`` (outcome ``o``) after ``outcomes``."""
     return ClaimResult(claim, Verdict.FALSIFIED, count(outcomes), {"slack": o.slack, **dict(o.measured)},
                        counterexample_text(claim, inst, o), o.detail + note, o.series, need,
-                       instance=o.instance, per_instance=per_instance_rows(outcomes, o), exercised=exercised(claim, outcomes))
+                       instance=o.instance, trace=o.trace, per_instance=per_instance_rows(outcomes, o), exercised=exercised(claim, outcomes))
 
 
 def run_claims(claims: Iterable[Claim], profile: str, seed: int, progress=None, *, pinned: bool = True) -> list[ClaimResult]:

@@ -85,6 +85,9 @@ class Outcome:
         (:mod:`.parts`); set by the runner.
     mutant_slack : dict
         Each checked mutant's slack on this instance (finite ones only), for the search.
+    trace : dict or None
+        What the claim's figure needs from this instance (:func:`~.figure.trace_of`: lists
+        and numbers, JSON-serialisable); set by the runner.
     """
 
     verdict: Verdict
@@ -98,3 +101,4 @@ class Outcome:
     key: Hashable | None = field(default=None, compare=False, repr=False)
     kills: frozenset = field(default=frozenset(), compare=False, repr=False)
     mutant_slack: Mapping[str, float] = field(default_factory=dict, compare=False, repr=False)
+    trace: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)

@@ -36,6 +36,7 @@ __all__ = [
     "prop2_by_query",
     "prop2_entries",
     "prop2_hall_deficiency",
+    "prop2_hall_deficiencies",
     "A",
     "C0",
     "C1",
@@ -289,21 +290,36 @@ def prop2_hall_deficiency(st) -> float:
     >>> round(prop2_hall_deficiency(ntpcheck.analyse(cex)), 6)  # S = {A}: 1/2 - 1/3
     0.166667
     """
+    return max(prop2_hall_deficiencies(st).values(), default=-1.0)
+
+
+def prop2_hall_deficiencies(st) -> dict[str, float]:
+    """Per query, :func:`prop2_hall_deficiency` under that query alone (``-1`` where Hall's
+    condition holds trivially: fewer than two optimal tokens, or no non-optimal one).
+
+    Examples
+    --------
+    >>> import ntpcheck
+    >>> cex = ntpcheck.loads("A -> A\\nA A B -> A\\nC -> B\\nC D E B -> B\\n")
+    >>> {q: round(d, 6) for q, d in prop2_hall_deficiencies(ntpcheck.analyse(cex)).items()}
+    {'A': -1.0, 'B': 0.166667, 'C': -1.0}
+    """
     from itertools import combinations
 
     st = as_structure(st)
-    worst = -1.0
+    out: dict[str, float] = {}
     for q, g in st.orders.items():
         r = st.roles[q]
         O = [x for x, role in r.items() if role is Role.OPTIMAL]
         N = {x for x, role in r.items() if role is Role.NON_OPTIMAL}
-        if len(O) < 2 or not N:
-            continue
-        for k in range(1, len(O)):
-            for S in combinations(O, k):
-                below = {y for o in S for y in g.successors(o) if y in N}
-                worst = max(worst, k / len(O) - len(below) / len(N))
-    return worst
+        worst = -1.0
+        if len(O) >= 2 and N:
+            for k in range(1, len(O)):
+                for S in combinations(O, k):
+                    below = {y for o in S for y in g.successors(o) if y in N}
+                    worst = max(worst, k / len(O) - len(below) / len(N))
+        out[q] = worst
+    return out
 
 
 def prop2_values(st) -> dict[str, dict[str, float]]:

@@ -10,6 +10,7 @@ formulas and worked examples by a structural change of their input
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
 import numpy as np
@@ -21,6 +22,7 @@ from ..framework.parts import Part
 from ..framework.evidence import evidence
 from ..framework.verdicts import Verdict
 from . import findings, setups
+from .figspecs import FIGURES
 from .bounds import prop2_values
 from .gradients import check_eq5, check_eq6, eq6_literal
 from .section6 import (
@@ -319,3 +321,15 @@ CLAIMS: tuple[Claim, ...] = (
           "improves, norms grow linearly", ASSUMPTIONS_1_2_3, setups.section7, check_section7, sabotage=tighten(), min_tested=3,
           notes="A reproduction of the paper's experiment (one run in the paper): three seeded datasets suffice."),
 )
+
+
+def _with_figures(claims: tuple[Claim, ...]) -> tuple[Claim, ...]:
+    """Each claim with its figure (:data:`.figspecs.FIGURES`, by full name; the generic one where none)."""
+    names = {c.name for c in claims}
+    unknown = sorted(set(FIGURES) - names)
+    if unknown:
+        raise ValueError(f"figures declared for no claim: {unknown}")
+    return tuple(dataclasses.replace(c, figure=FIGURES.get(c.name, c.figure)) for c in claims)
+
+
+CLAIMS = _with_figures(CLAIMS)

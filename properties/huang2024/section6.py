@@ -13,6 +13,7 @@ from ntpcheck.structure import Role, theorem3_sentences
 
 from ..framework.checks import falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence
+from ..framework.figure import thin_indices
 from ..framework.verdicts import Outcome
 from .bounds import prop2_hall_deficiency, prop2_values
 
@@ -171,10 +172,11 @@ def check_prop2_corrected(ev: Evidence, *, formula=prop2_values) -> Outcome:
     return check_prop2(ev, formula=formula)
 
 
-def thm3_gaps(ev: Evidence) -> tuple[np.ndarray, np.ndarray] | None:
+def thm3_gaps(ev: Evidence, points: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """``(t, gap(t))`` for t >= 1: ``gap(t) = min`` over queries ``q`` with optimal ``x*``,
     non-comparable ``x_0`` and non-optimal ``x`` of ``(x* - x_0)^T W^(t) q`` and
-    ``(x_0 - x)^T W^(t) q`` (None if no query has all three)."""
+    ``(x_0 - x)^T W^(t) q`` (None if no query has all three); at about ``points`` of the
+    recorded steps (:func:`~..framework.figure.thin_indices`) if given, for figures."""
     st = ev.structure
     s = ev.trajectory.stage2
     idx = ev.dataset.index
@@ -187,9 +189,11 @@ def thm3_gaps(ev: Evidence) -> tuple[np.ndarray, np.ndarray] | None:
             triples.append((idx[q], O, M, N))
     if not triples:
         return None
-    m = s.steps >= 1
+    m = np.flatnonzero(s.steps >= 1)
+    if points is not None:
+        m = m[thin_indices(len(m), points)]
     K = np.einsum("ai,tab,bj->tij", ev.E, s.weights[m], ev.E)  # K[t, token, query]
-    g = np.full(int(m.sum()), np.inf)
+    g = np.full(len(m), np.inf)
     for qi, O, M, N in triples:
         col = K[:, :, qi]
         g = np.minimum(g, col[:, O].min(axis=1) - col[:, M].max(axis=1))

@@ -262,5 +262,6 @@ def check_lemma7(ev: Evidence) -> Outcome:
         return inconclusive("the gradient underflowed before t_0")
     out = inequality(lhs, rhs, steps, sense=">=", what="Lemma 7", scale=np.abs(rhs) + 1e-300)
     if out.verdict is Verdict.HOLDS and triv.all():
-        return vacuous(out.slack, f"Lemma 7: implied by Cauchy-Schwarz at every t in [{t0}, {max(steps)}]", **out.measured, t0=t0)
-    return Outcome(out.verdict, out.slack, {**out.measured, "t0": t0}, out.detail)
+        o = vacuous(out.slack, f"Lemma 7: implied by Cauchy-Schwarz at every t in [{t0}, {max(steps)}]", **out.measured, t0=t0)
+        return Outcome(o.verdict, o.slack, o.measured, o.detail, out.series)
+    return Outcome(out.verdict, out.slack, {**out.measured, "t0": t0}, out.detail, out.series)

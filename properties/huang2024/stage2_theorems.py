@@ -228,7 +228,8 @@ def _thm2_compare(ev: Evidence, m: np.ndarray, info: dict, lhs: np.ndarray, rhs:
     tk = int(s.steps[m][k])
     window = f"t in [{info['t_threshold']}, {info['t_max']}]"
     # Both sides are logs: plots show them on a linear axis and their difference, not a ratio.
-    series = {"t": s.steps[m], "lhs": lhs[m], "rhs": rhs[m], "what": what, "sense": "<=", "rhs_kind": "bound", "log_units": True}
+    series = {"t": s.steps[m], "lhs": lhs[m], "rhs": rhs[m], "what": what, "sense": "<=", "rhs_kind": "bound", "log_units": True,
+              "full": {"t": s.steps, "lhs": lhs, "rhs": rhs}}  # the whole run, for figures that shade the steps before the threshold
     if slack[k] < -RTOL * max(1.0, abs(rhs[m][k])):
         o = falsified(float(slack[k]), f"at t = {tk} (past the threshold {info['t_threshold']}), "
                       + failure.format(lhs=lhs[m][k], rhs=rhs[m][k]), worst_t=tk, **info)
