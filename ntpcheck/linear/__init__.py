@@ -5,10 +5,15 @@ No Hypothesis here; pure functions over numpy arrays and the frozen data model.
 * :mod:`.data`: the training set in distinct-context form (§2): embeddings
   ``H̄`` (d × m) and integer counts ``c_{j,z}``, from which ``n``, ``π̂``, ``p̂``
   and the supports ``𝒮_j`` are derived exactly;
-* :mod:`.loss`: CE (Eq. 2), its gradient, the entropy ``ℋ``.
+* :mod:`.loss`: CE (Eq. 2), its gradient, the entropy ``ℋ``;
+* :mod:`.subspace`: ℱ (Eq. 5) and its projections, W⋆ (Fn. 6), NTP_ℋ-compatibility (Def. 1);
+* :mod:`.svm`: NTP-separability (Def. 2) and the NTP-SVM ``W^mm`` (Def. 3), exact for orthogonal contexts.
 """
 
 from .data import NTPData
 from .loss import ce, ce_grad, entropy
+from .subspace import Compatibility, Subspace, compatibility, subspace, w_star
+from .svm import Separability, SVMSolution, margins, separability, w_mm
 
-__all__ = ["NTPData", "ce", "ce_grad", "entropy"]
+__all__ = ["NTPData", "ce", "ce_grad", "entropy", "Subspace", "subspace", "Compatibility", "compatibility", "w_star",
+           "Separability", "separability", "SVMSolution", "w_mm", "margins"]
