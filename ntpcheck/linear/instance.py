@@ -133,3 +133,6 @@ class LinearInstance:
         from .textformat import dumps
 
         return f"ntpcheck.linear.loads('''\n{dumps(self)}''')"
+
+    def _repr_pretty_(self, p, cycle) -> None:  # Hypothesis (and IPython) print the text format, not the fields
+        p.text(repr(self))
