@@ -203,6 +203,8 @@ def instance_caption(inst: Mapping[str, Any] | None) -> str:
     """``|V| = 3, N = 4, L_max = 5, T = 900, T' = 300, eta_0 = 1.41, eta = 0.0354``."""
     if not inst:
         return ""
+    if "L_max" not in inst:  # another paper's instance: its own sizes and parameters, as it describes them
+        return ", ".join(f"{k} = {_g(v) if isinstance(v, float) else v}" for k, v in inst.items())
     return (f"|V| = {inst['V']}, N = {inst['N']}, L_max = {inst['L_max']}, T = {inst['T']}, T' = {inst['T2']}, "
             f"eta_0 = {_g(inst['eta0'])}, eta = {_g(inst['eta'])}")
 
@@ -216,6 +218,10 @@ def instances_caption(per_instance: Sequence[tuple]) -> str:
     def span(key: str, fmt=str) -> str:
         lo, hi = min(i[key] for i in insts), max(i[key] for i in insts)
         return fmt(lo) if lo == hi else f"{fmt(lo)}-{fmt(hi)}"
+
+    if any("L_max" not in i for i in insts):  # another paper's instances: the ranges of the sizes they all give
+        keys = [k for k in insts[0] if all(isinstance(i.get(k), (int, float)) and not isinstance(i.get(k), bool) for i in insts)]
+        return f"{len(per_instance)} instances: " + ", ".join(f"{k} {span(k, _g if isinstance(insts[0][k], float) else str)}" for k in keys)
 
     return (f"{len(per_instance)} instances: |V| {span('V')}, N {span('N')}, L_max {span('L_max')}, T {span('T')}, "
             f"T' {span('T2')}, eta_0 {span('eta0', _g)}, eta {span('eta', _g)}")

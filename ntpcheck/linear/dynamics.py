@@ -25,22 +25,13 @@ record                       quantity
 The last four need the references ``W⋆``, ``W^mm`` and a basis of ℱ
 (:class:`References`); without them only ``excess`` and ``norm`` are recorded.
 
-Smoothness (the step size of App. E.1)
---------------------------------------
-**Claim.** ``CE`` is ``L``-smooth with ``L = ½ λ_max(Σ_j π̂_j h̄_j h̄_jᵀ)``, so
-:func:`gd_step` ``= 1/(2L) = 1/λ_max(H̄ diag(π̂) H̄ᵀ)``.
-
-*Proof.* The Hessian of ``CE`` along a direction ``U ∈ R^{V×d}`` is
-``Σ_j π̂_j (U h̄_j)ᵀ (diag(s_j) − s_j s_jᵀ) (U h̄_j)`` with ``s_j = 𝕊(W h̄_j)``.
-For ``x ∈ R^V``, ``xᵀ(diag(s) − ssᵀ)x = Var_{v∼s}(x_v) ≤ Σ_v s_v (x_v − c)²`` for
-every ``c``; with ``c = (max x + min x)/2`` this is ``≤ (max x − min x)²/4 ≤
-(x_max² + x_min²)/2 ≤ ‖x‖²/2`` (the max and min are different coordinates,
-or the variance is 0).  Hence the Hessian form is ``≤ ½ Σ_j π̂_j ‖U h̄_j‖² =
-½ tr(U (Σ_j π̂_j h̄_j h̄_jᵀ) Uᵀ) ≤ ½ λ_max(Σ_j π̂_j h̄_j h̄_jᵀ) ‖U‖²``. ∎
-The constant ½ is attained by ``s = (½, ½, 0, …)``, ``x = (1, −1, 0, …)``, so the
-bound cannot be improved uniformly in ``W``.  With ``η ≤ 1/L`` the descent lemma
-gives ``CE(W_{k+1}) ≤ CE(W_k) − η(1 − Lη/2)‖∇CE(W_k)‖²``: the loss never rises
-(the records' ``max_rise``, up to rounding).
+Step size (App. E.1)
+--------------------
+:func:`gd_step` is ``1/(2L̄)`` with ``L̄ = ½ λ_max(Σ_j π̂_j h̄_j h̄_jᵀ)``
+(:func:`ntpcheck.linear.loss.smoothness_bound`, where the bound ``L ≤ L̄`` is
+proved: the softmax Jacobian has ``λ_max ≤ ½``).  With ``η ≤ 1/L`` the descent
+lemma gives ``CE(W_{k+1}) ≤ CE(W_k) − η(1 − Lη/2)‖∇CE(W_k)‖²``: the loss never
+rises (the records' ``max_rise``, up to rounding).
 
 Initialisations
 ---------------
@@ -58,9 +49,9 @@ import numpy as np
 from . import _loops
 from .data import NTPData
 from .excess import excess
-from .loss import entropy
+from .loss import entropy, smoothness_bound
 
-__all__ = ["METHODS", "References", "Trajectory", "smoothness", "gd_step", "lecun_init", "initial",
+__all__ = ["METHODS", "References", "Trajectory", "gd_step", "lecun_init", "initial",
            "checkpoints", "train", "step_reference", "one_minus_cos"]
 
 #: The optimisers, with their default step sizes (App. A) where the paper gives them.
@@ -69,22 +60,15 @@ _CODE = {"gd": _loops.GD, "ngd": _loops.NGD, "adam": _loops.ADAM}
 _STATUS = {_loops.DONE: "done", _loops.ZERO_GRADIENT: "zero gradient", _loops.NOT_FINITE: "not finite"}
 
 
-def smoothness(D: NTPData) -> float:
-    """``L = ½ λ_max(Σ_j π̂_j h̄_j h̄_jᵀ)``, a smoothness constant of ``CE`` (proof in the module docstring).
+def gd_step(D: NTPData) -> float:
+    """App. E.1's largest step ``η = 1/(2L̄)`` with ``L̄`` of :func:`~ntpcheck.linear.loss.smoothness_bound`.
 
     Examples
     --------
-    >>> D = NTPData(np.eye(2), np.array([[1, 0], [0, 3]]))
-    >>> smoothness(D)   # ½ · max(π̂) = ½ · 3/4
-    0.375
+    >>> gd_step(NTPData(np.eye(2), np.array([[1, 0], [0, 3]])))   # 1/λ_max(diag(π̂)) = 4/3
+    1.3333333333333333
     """
-    Sigma = (D.H * D.pi) @ D.H.T
-    return 0.5 * float(np.linalg.eigvalsh(Sigma)[-1])
-
-
-def gd_step(D: NTPData) -> float:
-    """App. E.1's largest step ``η = 1/(2L)`` with ``L`` of :func:`smoothness`."""
-    return 1.0 / (2.0 * smoothness(D))
+    return 1.0 / (2.0 * smoothness_bound(D))
 
 
 def lecun_init(V: int, d: int, seed: int) -> np.ndarray:
@@ -166,6 +150,16 @@ class References:
     W_mm: np.ndarray
     basis: np.ndarray
 
+    @classmethod
+    def of(cls, D: NTPData) -> "References":
+        """``W⋆`` (:func:`~.subspace.w_star`), ``W^mm`` (:func:`~.svm.w_mm`) and ℱ's basis for ``D``
+        (raises :class:`~ntpcheck.errors.InfeasibleProblemError` if ``D`` is not compatible or not separable)."""
+        from .subspace import subspace, w_star
+        from .svm import w_mm
+
+        F = subspace(D)
+        return cls(w_star(D), w_mm(D, "auto", F).W, F.basis)
+
     def project(self, W: np.ndarray) -> np.ndarray:
         """``P_ℱ(W)`` for one ``W`` or a stack (``(..., V, d)``)."""
         W = np.asarray(W, dtype=float)
@@ -223,7 +217,7 @@ class Trajectory:
 
 def records(D: NTPData, W: np.ndarray, refs: References | None = None) -> dict:
     """The records of the stack ``W`` (module docstring)."""
-    out = {"excess": np.atleast_1d(excess(D, W)), "norm": np.sqrt(np.sum(W * W, axis=(-2, -1)))}
+    out = {"excess": np.array([excess(D, Wk).total for Wk in W]), "norm": np.sqrt(np.sum(W * W, axis=(-2, -1)))}
     if refs is not None:
         PF = refs.project(W)
         perp = W - PF

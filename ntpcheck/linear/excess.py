@@ -1,87 +1,112 @@
-"""``CE(W) − ℋ`` without cancellation, split into its in-support and out-of-support parts.
+"""CE − ℋ without cancellation, CE_ℱ (Eq. 12) and the directional derivative (Eq. 24).
 
-``CE(W) − ℋ = Σ_j π̂_j KL(p̂_j ‖ 𝕊(W h̄_j))`` (§2).  Near the entropy the two
-sides of ``CE − ℋ`` agree to many digits: at ``‖W_⊥‖`` of a few tens (Lemma 5's
-``R(α)``) the difference is ``~e^{−40}``, far below the rounding of ``CE`` itself
-(``~1e-16``).  Per context ``j`` with logits ``ζ = W h̄_j`` the KL splits
-exactly into
+Per context ``j`` with logits ``ℓ = W h̄_j``, support ``𝒮 = 𝒮_j`` and ``p = p̂_j``,
+write ``LSE_𝒮 = log Σ_{z∈𝒮} e^{ℓ_z}`` and ``LSE = log Σ_v e^{ℓ_v}``.  Then
 
-* the **in-support** part ``KL(p̂_j ‖ 𝕊(ζ_{𝒮_j}))`` (the softmax restricted to
-  ``𝒮_j``).  With ``u_z = ζ_z − log p̂_{j,z}`` and ``w = u − Σ_z p̂_{j,z} u_z`` it
-  equals ``log Σ_z p̂_{j,z} e^{w_z} = log1p(Σ_z p̂_{j,z} φ(w_z))`` with
-  ``φ(w) = e^w − 1 − w`` (since ``Σ p̂ w = 0``); ``φ`` is evaluated without
-  cancellation (its series below ``|w| < 1e-3``), so the part keeps its relative
-  precision down to ``|w| ~ 1e-16 |u|``;
-* the **out-of-support** part ``log1p(r_j)``, ``r_j = Σ_{v∉𝒮_j} e^{ζ_v − LSE(ζ_{𝒮_j})}``
-  (the odds of leaving the support), computed as ``exp`` of a difference of
-  log-sum-exps, exact to relative rounding however small.
+* ``CE_j = LSE − Σ_z p_z ℓ_z`` (Eq. 2) and ``CE_ℱ,j = LSE_𝒮 − Σ_z p_z ℓ_z`` (Eq. 12:
+  ``log(1 + Σ_{z′∈𝒮, z′≠z} e^{−(ℓ_z − ℓ_z′)}) = LSE_𝒮 − ℓ_z``; the printed
+  subscript "z ≠ z" is read as ``z′ ≠ z``);
+* ``CE_j − ℋ_j = in_j + out_j`` with ``in_j = KL(p ‖ 𝕊_𝒮(ℓ)) = CE_ℱ,j − ℋ_j ≥ 0``
+  and ``out_j = LSE − LSE_𝒮 = log1p(Σ_{v∉𝒮} e^{ℓ_v − LSE_𝒮}) ≥ 0``, so
+  ``CE ≥ CE_ℱ`` (App. D) with the difference ``Σ_j π̂_j out_j``.
 
-``log 𝕊_z(ζ) = log 𝕊_z(ζ_{𝒮_j}) − log1p(r_j)`` for ``z ∈ 𝒮_j`` gives the split.
+``out_j`` is computed by ``log1p`` of a log-sum-exp, so values like e^-700 keep
+their digits.  ``in_j`` is computed as ``log1p(Σ_z p_z (expm1(ε_z) − ε_z))``
+with ``ε = δ − Σ p δ`` and ``δ_z = ℓ_z − log p_z``: every term is ≥ 0 and of
+second order in ε, so ``in_j`` keeps relative precision where ``Σ p δ``
+rounding would otherwise leave ~1e-16 (the size of CE − ℋ at ``‖W‖ ≈ 37``).
+
+Examples
+--------
+>>> from .data import NTPData
+>>> D = NTPData(np.eye(2), np.array([[1, 1, 0], [0, 0, 2]]))
+>>> W = 40 * np.array([[1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])   # in-support logits equal, out-of-support 80 below
+>>> gap = excess(D, W)
+>>> float(gap.total) > 0, bool(np.isclose(gap.total, 0.5 * np.log1p(np.exp(-80) / 2) + 0.5 * np.log1p(2 * np.exp(-80))))
+(True, True)
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import logsumexp, softmax
 
 from .data import NTPData
 
-__all__ = ["excess", "excess_parts", "phi"]
+__all__ = ["Excess", "excess", "ce_f", "eq24", "directional_derivative"]
 
 
-def phi(w: np.ndarray) -> np.ndarray:
-    """``e^w − 1 − w`` without cancellation (a 5-term series for ``|w| < 1e-3``).
+@dataclass(frozen=True)
+class Excess:
+    """``CE(W) − ℋ`` split per context: ``inside`` (``in_j``), ``outside`` (``out_j``), both ≥ 0."""
 
-    Examples
-    --------
-    >>> float(phi(np.array(1e-9)))  # w²/2
-    5e-19
-    >>> bool(np.isclose(phi(np.array(2.0)), np.exp(2) - 3))
-    True
-    """
-    w = np.asarray(w, dtype=float)
-    small = np.abs(w) < 1e-3
-    ws = np.where(small, w, 0.0)
-    series = ws * ws * (0.5 + ws * (1 / 6 + ws * (1 / 24 + ws * (1 / 120 + ws / 720))))
-    return np.where(small, series, np.expm1(np.where(small, 0.0, w)) - np.where(small, 0.0, w))
+    pi: np.ndarray
+    inside: np.ndarray
+    outside: np.ndarray
 
+    @property
+    def total(self) -> float:
+        """``CE(W) − ℋ = Σ_j π̂_j (in_j + out_j)``."""
+        return float(np.sum(self.pi * (self.inside + self.outside)))
 
-def excess_parts(D: NTPData, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per context, the in-support KL and ``log1p(r_j)`` of logits ``Z`` (shape ``(..., V, m)``).
+    @property
+    def in_support(self) -> float:
+        """``CE_ℱ(W) − ℋ = Σ_j π̂_j in_j``."""
+        return float(np.sum(self.pi * self.inside))
 
-    Returns two arrays of shape ``(..., m)``; ``CE − ℋ = Σ_j π̂_j (in_j + out_j)``.
-    """
-    Z = np.asarray(Z, dtype=float)
-    mask = D.mask.T  # (V, m)
-    logp = np.log(np.where(mask, D.P.T, 1.0))
-    Pt = np.where(mask, D.P.T, 0.0)
-    u = np.where(mask, Z - logp, 0.0)
-    ubar = np.sum(Pt * u, axis=-2, keepdims=True)
-    w = np.where(mask, u - ubar, 0.0)
-    kl_in = np.log1p(np.sum(Pt * phi(w), axis=-2))
-    lse_in = logsumexp(np.where(mask, Z, -np.inf), axis=-2)
-    has_out = ~mask.all(axis=0)
-    lse_out = logsumexp(np.where(mask, -np.inf, Z), axis=-2) if has_out.any() else np.full(lse_in.shape, -np.inf)
-    out = np.where(has_out, np.log1p(np.exp(np.where(has_out, lse_out - lse_in, -np.inf))), 0.0)
-    return kl_in, out
+    @property
+    def out_of_support(self) -> float:
+        """``CE(W) − CE_ℱ(W) = Σ_j π̂_j out_j``."""
+        return float(np.sum(self.pi * self.outside))
 
 
-def excess(D: NTPData, W: np.ndarray) -> np.ndarray | float:
-    """``CE(W) − ℋ`` for one ``W`` (V × d) or a stack (n × V × d), without cancellation.
+def excess(D: NTPData, W: np.ndarray) -> Excess:
+    """``CE(W) − ℋ`` without cancellation (module docstring)."""
+    L = (np.asarray(W, dtype=float) @ D.H).T  # (m, V)
+    inside = np.zeros(D.m)
+    outside = np.zeros(D.m)
+    for j in range(D.m):
+        mask = D.mask[j]
+        p = D.P[j, mask]
+        delta = L[j, mask] - np.log(p)
+        eps = delta - np.sum(p * delta)
+        inside[j] = np.log1p(np.sum(p * (np.expm1(eps) - eps)))
+        if not mask.all():
+            outside[j] = np.log1p(np.exp(logsumexp(L[j, ~mask]) - logsumexp(L[j, mask])))
+    return Excess(D.pi, np.maximum(inside, 0.0), outside)
 
-    Examples
-    --------
-    >>> D = NTPData(np.eye(2), np.array([[1, 1, 0], [0, 0, 2]]))
-    >>> W = np.array([[30.0, 0.0], [30.0, 0.0], [0.0, 0.0]])   # context 1: logits 30, 30, 0
-    >>> bool(np.isclose(excess(D, W), 0.5 * np.log1p(0.5 * np.exp(-30)) + 0.5 * np.log(3), rtol=1e-15))
-    True
-    >>> float(excess(NTPData(np.eye(1), np.array([[1, 0]])), np.array([[40.0], [0.0]])))  # log1p(e^-40)
-    4.248354255291589e-18
-    >>> from ntpcheck.linear.loss import ce, entropy
-    >>> bool(np.isclose(excess(D, W), ce(D, W) - entropy(D), rtol=0, atol=1e-15))
-    True
-    """
-    W = np.asarray(W, dtype=float)
-    kl_in, out = excess_parts(D, W @ D.H)
-    total = np.sum(D.pi * (kl_in + out), axis=-1)
-    return float(total) if total.ndim == 0 else total
+
+def ce_f(D: NTPData, W: np.ndarray) -> float:
+    """``CE_ℱ(W)`` of Eq. (12), summed literally: ``Σ_j π̂_j Σ_{z∈𝒮_j} p̂_{j,z} (LSE_𝒮(ℓ) − ℓ_z)``."""
+    L = (np.asarray(W, dtype=float) @ D.H).T
+    total = 0.0
+    for j in range(D.m):
+        mask = D.mask[j]
+        total += D.pi[j] * float(np.sum(D.P[j, mask] * (logsumexp(L[j, mask]) - L[j, mask])))
+    return total
+
+
+def eq24(D: NTPData, W: np.ndarray, U: np.ndarray, *, in_support: bool = True, out_of_support: bool = True) -> float:
+    """The right side of Eq. (24), term by term as printed:
+    ``Σ_j π̂_j Σ_{z∈𝒮_j} p̂_{j,z} (Σ_{z′∈𝒮_j, z′≠z} s_{j,z′}(e_z − e_z′)ᵀU h̄_j + Σ_{v∉𝒮_j} s_{j,v}(e_z − e_v)ᵀU h̄_j)``
+    with ``s_j = 𝕊(W h̄_j)``; ``in_support``/``out_of_support`` keep either sum (for the proof's
+    two terms, and for a sabotage that drops one)."""
+    S = softmax(np.asarray(W, dtype=float) @ D.H, axis=0).T  # (m, V)
+    UH = (np.asarray(U, dtype=float) @ D.H).T
+    total = 0.0
+    for j in range(D.m):
+        for z in D.supports[j]:
+            for v in range(D.V):
+                if v == z or (D.mask[j, v] and not in_support) or (not D.mask[j, v] and not out_of_support):
+                    continue
+                total += D.pi[j] * D.P[j, z] * S[j, v] * (UH[j, z] - UH[j, v])
+    return total
+
+
+def directional_derivative(D: NTPData, W: np.ndarray, U: np.ndarray) -> float:
+    """``⟨−∇CE(W), U⟩`` from the gradient ``Σ_j π̂_j (𝕊(W h̄_j) − p̂_j) h̄_jᵀ`` (:func:`.loss.ce_grad`)."""
+    from .loss import ce_grad
+
+    return -float(np.sum(ce_grad(D, W) * np.asarray(U, dtype=float)))

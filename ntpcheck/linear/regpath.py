@@ -105,7 +105,7 @@ def hessian(D: NTPData, W: np.ndarray) -> np.ndarray:
 
 def _f(D: NTPData, W: np.ndarray, mu: float) -> float:
     """``CE(W) − ℋ + (μ/2)‖W‖²`` (the objective up to the constant ℋ, without cancellation)."""
-    return float(excess(D, W)) + 0.5 * mu * float(np.sum(W * W))
+    return excess(D, W).total + 0.5 * mu * float(np.sum(W * W))
 
 
 def solve_penalised(D: NTPData, mu: float, W0: np.ndarray | None = None, *, max_steps: int = 60) -> tuple[np.ndarray, int]:
