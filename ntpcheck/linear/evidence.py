@@ -82,5 +82,29 @@ class LinearEvidence:
         rng = np.random.default_rng([int(self.instance.param("probe")), int(k)])
         return self.instance.param("scale") * rng.normal(size=(self.data.V, self.data.d))
 
+    # -- the dynamics claims (ntpcheck.linear.dynamics, .regpath) -------------------------------
+    @cached_property
+    def references(self):
+        """``W⋆``, ``W^mm`` and ℱ's basis, as the dynamics records take them."""
+        from .dynamics import References
+
+        return References(self.w_star, self.w_mm, self.F.basis)
+
+    @cached_property
+    def gd(self):
+        """GD with the instance's ``steps``, ``eta`` (× 1/(2L̄)) and ``init``, recorded with :attr:`references`."""
+        from .dynamics import gd_step, train
+
+        init = int(self.instance.param("init"))
+        return train(self.data, "gd", int(self.instance.param("steps")), self.instance.param("eta") * gd_step(self.data),
+                     init="zero" if init == 0 else "lecun", seed=max(init - 1, 0), refs=self.references)
+
+    @cached_property
+    def path(self):
+        """The regularization path on ``B = ‖W^mm‖ · geomspace(0.5, 40, 28)``, as far as certified."""
+        from .regpath import reg_path
+
+        return reg_path(self.data, float(np.linalg.norm(self.w_mm)) * np.geomspace(0.5, 40.0, 28))
+
     def __repr__(self) -> str:
         return f"LinearEvidence({self.instance!r})"

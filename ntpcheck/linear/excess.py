@@ -74,7 +74,7 @@ def excess(D: NTPData, W: np.ndarray) -> Excess:
         eps = delta - np.sum(p * delta)
         inside[j] = np.log1p(np.sum(p * (np.expm1(eps) - eps)))
         if not mask.all():
-            outside[j] = np.log1p(np.exp(logsumexp(L[j, ~mask]) - logsumexp(L[j, mask])))
+            outside[j] = np.logaddexp(0.0, logsumexp(L[j, ~mask]) - logsumexp(L[j, mask]))  # log1p(e^x), no overflow
     return Excess(D.pi, np.maximum(inside, 0.0), outside)
 
 

@@ -37,6 +37,14 @@ __all__ = ["PARAMETERS", "LinearInstance", "default_vocab"]
 PARAMETERS: dict[str, tuple[type, Any, str]] = {
     "probe": (int, 0, "seed of the random matrices W, U at which pointwise statements are checked"),
     "scale": (float, 1.0, "entry scale of those matrices"),
+    # the dynamics claims (properties/thrampoulidis2024/dynamics.py, regpath.py, lemma5.py)
+    "steps": (int, 10_000, "GD steps of the dynamics claims"),
+    "init": (int, 0, "GD's W_0: 0 is zero, k >= 1 is LeCun normal N(0, 1/d) with seed k - 1"),
+    "eta": (float, 1.0, "GD's step size as a fraction of 1/(2 L), L = smoothness_bound (App. E.1 asks <= 1)"),
+    "alpha": (float, 0.5, "Lemma 5's alpha in (0, 1); Thm. 2's proof takes alpha = eps/(1 - eps)"),
+    "rho": (float, 0.5, "Lemma 5's test point: ||W_F - W*|| = rho ||W*||"),
+    "tilt": (float, 0.1, "Lemma 5's test point: W_perp along W^mm/||W^mm|| + tilt N, N a unit direction of F^perp"),
+    "stretch": (float, 1.0, "Lemma 5's test point: ||W_perp|| = stretch R(alpha)"),
 }
 
 

@@ -24,9 +24,12 @@ side (a sustained move away from the limit over the whole window) →
 ``falsified``; straddling 0, or fewer than :data:`MIN_POINTS` usable points →
 ``inconclusive``.  Points where ``q`` is at its rounding level (``q ≤ floor``)
 are left out: below it the curve is rounding, not dynamics, and a rounding
-floor that grows with ``‖W‖`` would read as a spurious increase; if no point is
-above the floor at all the limit was reached to rounding and the claim is
-``vacuous`` there (it could not have failed).
+floor that grows with ``‖W‖`` would read as a spurious increase.  The window
+ends at the last point above the floor: if the quantity reached its floor
+early (fast convergence, as ``P_ℱW_k → W⋆`` with orthogonal contexts), the
+trend is that of its approach to the floor; if no
+point is above the floor at all (``q`` is rounding from the start, e.g. ``W⋆ = 0``
+from zero init) the claim is ``vacuous`` there: it could not have failed.
 """
 
 from __future__ import annotations
@@ -136,11 +139,19 @@ def limit_zero(t, q, what: str, *, floor=0.0, decades: float = 2.0, **measured) 
     'falsified'
     >>> limit_zero(k, np.full(k.shape, 1e-17), "1 - corr", floor=1e-12).verdict.value
     'vacuous'
+    >>> limit_zero(k, np.maximum(np.exp(-k), 1e-17), "dist", floor=1e-12).detail  # converged before the window
+    'dist (at rounding level from t = 28.18) decreases over t in [1, 25.12]: slope -6.55 [-7.62, -5.48]'
     """
+    t = np.asarray(t, dtype=float)
     q = np.asarray(q, dtype=float)
-    tr = trend(t, q, decades=decades, floor=floor)
-    reached = bool(np.all(q[np.isfinite(q)] <= np.broadcast_to(np.asarray(floor, dtype=float), q.shape)[np.isfinite(q)]))
-    return judge(tr, "zero", what, reached=reached, **measured)
+    fl = np.broadcast_to(np.asarray(floor, dtype=float), q.shape)
+    above = np.isfinite(q) & (q > fl)
+    tr = trend(t, q, decades=decades, floor=floor)  # the window ends at the last point above the floor
+    if above.any() and not above[-1]:
+        last = int(np.flatnonzero(above)[-1])
+        measured = {**measured, "floor_reached_at": float(t[last + 1])}
+        what = f"{what} (at rounding level from t = {t[last + 1]:.4g})"
+    return judge(tr, "zero", what, reached=not above.any(), **measured)
 
 
 def limit_infinity(t, y, what: str, *, decades: float = 2.0, **measured) -> Outcome:

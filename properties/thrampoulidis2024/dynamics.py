@@ -1,0 +1,186 @@
+"""The GD claims of Thrampoulidis (2024): Lemma 2, Theorem 2, Lemma 4 (3)-(4) and Theorem 2's final
+inequality (App. E.1.3), checked on GD runs of ``steps`` (10⁴) iterations at ``η ≤ 1/(2L̄)``.
+
+Each instance is a :class:`~ntpcheck.linear.LinearInstance` meeting the
+hypotheses by construction (``H̄`` of full column rank, ``d ≥ m``: compatible
+and separable by Lemma 1; some ``S_j < V``), with GD's parameters: ``init``
+(zero, or LeCun normal with a seed), ``eta`` (a fraction ≤ 1 of ``1/(2L̄)``).
+The run and its records are :attr:`ntpcheck.linear.evidence.LinearEvidence.gd`
+(:mod:`ntpcheck.linear.dynamics`).
+
+The limits (``CE → ℋ``, ``‖W_k‖ → ∞``, ``⟨W̄_k, W̄^mm⟩ → 1``, ``P_ℱW_k → W⋆``,
+``‖P_⊥W_k‖ → ∞``) have no rate: they are judged by their trend over the last two
+decades of the run, ``k ∈ [10², 10⁴]``, with a 95% regression interval
+(:mod:`.trends`).  They declare no parts (a limit has no constant to make 1%
+stronger); their sabotages feed the same checker a trajectory or a reference
+for which the limit is false and show it ``falsified``.
+
+Rounding floors (below them a record is rounding, not dynamics): ``1 − cos``
+of two unit matrices computed as ``½‖a − b‖²`` carries absolute errors
+``~1e-16`` (:data:`~ntpcheck.properties.framework.checks.ROUNDING` = 1e-12
+leaves four digits); ``‖P_ℱW_k − W⋆‖`` is a difference of matrices of size
+``~‖W_k‖`` and ``‖W⋆‖``, whose entries carry ``~1e-16`` relative error each,
+so its floor is ``1e-13 · max(1, ‖W_k‖, ‖W⋆‖)`` (three digits of room at the
+sizes drawn, ``Vd ≤ 60`` entries).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from ntpcheck.linear import LinearInstance, NTPData
+from ntpcheck.linear.dynamics import References, one_minus_cos, train
+from ntpcheck.strategies import linear_instances
+
+from ..framework.checks import ROUNDING, outside, requires, worst
+from ..framework.claim import Claim, Structural
+from ..framework.evidence import evidence
+from ..framework.verdicts import Outcome
+from .trends import limit_infinity, limit_zero
+
+__all__ = ["DYNAMICS_CLAIMS", "HYP", "gd_instances", "hypotheses_met", "check_lemma2", "check_thm2", "check_lemma4_3",
+           "check_lemma4_4", "toy", "inseparable_far", "dist_floor"]
+
+#: The hypotheses of the dynamics results: NTP_H-compatible, NTP-separable, some S_j < V.
+HYP = ("compatible", "separable", "S<V")
+#: Sizes per profile (contexts, tokens, extra dimensions), as the static claims'.
+SIZES = {"quick": dict(max_contexts=3, max_vocab=4, max_extra_dims=2),
+         "default": dict(max_contexts=4, max_vocab=6, max_extra_dims=3),
+         "thorough": dict(max_contexts=6, max_vocab=8, max_extra_dims=4)}
+#: Decades of the run the trends are fitted on (k in [steps/100, steps]).
+DECADES = 2.0
+
+
+def gd_instances(profile: str) -> st.SearchStrategy[LinearInstance]:
+    """Data meeting the hypotheses, with GD's ``init`` (zero or LeCun with seed 0-2, shrinking to
+    zero) and ``eta`` (1, ½ or ¼ of ``1/(2L̄)``, shrinking to 1)."""
+    return st.builds(lambda inst, init, eta: inst.with_params(init=init, eta=eta), linear_instances(**SIZES[profile]),
+                     st.integers(0, 3), st.sampled_from([1.0, 0.5, 0.25]))
+
+
+def gd_setup(inst: LinearInstance) -> LinearInstance:
+    """GD's parameters as drawn (the defaults where absent: 10⁴ steps, zero init, ``η = 1/(2L̄)``)."""
+    return inst
+
+
+def hypotheses_met(ev) -> bool:
+    """Compatible, separable, some ``S_j < V``, and ``η ≤ 1/(2L̄)`` (App. E.1)."""
+    D = ev.data
+    return bool(ev.compat.compatible and ev.sep.separable and (~D.mask).any() and ev.instance.param("eta") <= 1.0)
+
+
+_needs = requires(hypotheses_met, "the data are not compatible and separable with some S_j < V, or eta > 1/(2L)")
+
+
+def dist_floor(norms: np.ndarray, w_star_norm: float) -> np.ndarray:
+    """The rounding floor of ``‖P_ℱW − W⋆‖`` (module docstring)."""
+    return 1e-13 * np.maximum(np.maximum(1.0, norms), w_star_norm)
+
+
+def _ran(ev) -> Outcome | None:
+    tr = ev.gd
+    if tr.status != "done":
+        return outside(f"GD stopped early ({tr.status}) at k = {int(tr.k[-1])}")
+    return None
+
+
+# -- Lemma 2 -------------------------------------------------------------------------------------
+def lemma2_outcome(k, excess, norm) -> Outcome:
+    """``CE(W_k) − ℋ → 0`` and ``‖W_k‖ → ∞`` (worst of the two trends)."""
+    return worst(limit_zero(k, excess, "CE(W_k) - H", decades=DECADES),
+                 limit_infinity(k, norm, "||W_k||", decades=DECADES))
+
+
+@_needs
+def check_lemma2(ev) -> Outcome:
+    tr = ev.gd
+    return _ran(ev) or lemma2_outcome(tr.k, tr.excess, tr.norm)
+
+
+# -- Theorem 2 and Lemma 4 (3)-(4) ---------------------------------------------------------------
+def thm2_outcome(k, omc, dist, floor) -> Outcome:
+    """``1 − ⟨W̄_k, W̄^mm⟩ → 0`` and ``‖P_ℱW_k − W⋆‖ → 0`` (worst of the two trends)."""
+    return worst(limit_zero(k, omc, "1 - <W_k/||W_k||, W^mm/||W^mm||>", floor=ROUNDING, decades=DECADES),
+                 limit_zero(k, dist, "||P_F W_k - W*||", floor=floor, decades=DECADES))
+
+
+@_needs
+def check_thm2(ev) -> Outcome:
+    tr = ev.gd
+    return _ran(ev) or thm2_outcome(tr.k, tr.one_minus_corr, tr.dist_F, dist_floor(tr.norm, np.linalg.norm(ev.w_star)))
+
+
+@_needs
+def check_lemma4_3(ev) -> Outcome:
+    tr = ev.gd
+    return _ran(ev) or limit_zero(tr.k, tr.dist_F, "||P_F W_k - W*||", floor=dist_floor(tr.norm, np.linalg.norm(ev.w_star)),
+                                  decades=DECADES)
+
+
+@_needs
+def check_lemma4_4(ev) -> Outcome:
+    tr = ev.gd
+    return _ran(ev) or limit_infinity(tr.k, tr.norm_perp, "||P_perp W_k||", decades=DECADES)
+
+
+# -- sabotages -----------------------------------------------------------------------------------
+def toy() -> LinearInstance:
+    """The shape of the paper's Fig. 1 (d = 2, m = 3, V = 5, supports {1,2,5}, {1,4,5}, {2,3,4}),
+    with unit contexts at angles 0.3, 2.2, 4.1 rad and fixed counts: ``W⋆ ≠ 0``."""
+    ang = np.array([0.3, 2.2, 4.1])
+    return LinearInstance(NTPData(np.vstack([np.cos(ang), np.sin(ang)]),
+                                  np.array([[3, 2, 0, 0, 4], [2, 0, 0, 3, 1], [0, 4, 1, 2, 0]])))
+
+
+def inseparable_far():
+    """Data that are not NTP-separable (d = 1, two contexts h = 1 and h = −2 both followed by token A
+    only: no ``w = w_A − w_B`` has ``w ≥ 1`` and ``−2w ≥ 1``) with GD started far out,
+    ``W_0 = (1000, −1000)ᵀ``: CE has a finite minimiser, so GD's ‖W_k‖ shrinks to its norm and
+    CE − ℋ levels off above 0."""
+    D = NTPData(np.array([[1.0, -2.0]]), np.array([[1, 0], [1, 0]]))
+    return D, train(D, "gd", 10_000, init=np.array([[1000.0], [-1000.0]]))
+
+
+def _sabotage_lemma2() -> Outcome:
+    D, tr = inseparable_far()
+    return lemma2_outcome(tr.k, tr.excess, tr.norm)
+
+
+def _sabotage_lemma4_4() -> Outcome:
+    D, tr = inseparable_far()  # ℱ = {0} (one token per context): P_⊥ W = W
+    return limit_infinity(tr.k, tr.norm, "||P_perp W_k||", decades=DECADES)
+
+
+def _sabotage_thm2() -> Outcome:
+    ev = evidence(toy())
+    tr = ev.gd
+    wrong = one_minus_cos(tr.W, ev.w_star)  # the direction of W⋆ (ℱ) for that of W^mm (ℱ^⊥)
+    return thm2_outcome(tr.k, wrong, tr.dist_F, dist_floor(tr.norm, np.linalg.norm(ev.w_star)))
+
+
+def _sabotage_lemma4_3() -> Outcome:
+    ev = evidence(toy())
+    tr = ev.gd
+    PF = ev.references.project(tr.W)  # P_ℱ W_k against 0 instead of W⋆: it tends to ‖W⋆‖ > 0 from below
+    return limit_zero(tr.k, np.sqrt(np.sum(PF * PF, axis=(1, 2))), "||P_F W_k - 0||", floor=dist_floor(tr.norm, 0.0),
+                      decades=DECADES)
+
+
+DYNAMICS_CLAIMS: tuple[Claim, ...] = (
+    Claim("Lemma 2", "§5", "lim_k CE(W_k) = H and lim_k ||W_k|| = infinity for GD (Lemma 2): trends of log(CE - H) and "
+          "of ||W_k|| against log k over k in [10^2, 10^4] with 95% intervals", HYP, gd_instances, check_lemma2, setup=gd_setup,
+          sabotage=Structural(_sabotage_lemma2, "GD on inseparable data (d = 1, h = 1 and -2, both followed by A) from "
+                              "W_0 = (1000, -1000): the norm shrinks to the finite minimiser")),
+    Claim("Thm. 2", "§5", "lim_k <W_k/||W_k||, W^mm/||W^mm||> = 1 and lim_k P_F(W_k) = W* for GD (Theorem 2): trends of "
+          "log(1 - corr) and log ||P_F W_k - W*|| against log k over k in [10^2, 10^4] with 95% intervals", HYP,
+          gd_instances, check_thm2, setup=gd_setup,
+          sabotage=Structural(_sabotage_thm2, "the correlation taken with W*/||W*|| (in F) instead of W^mm/||W^mm||, "
+                              "on the Fig. 1-shaped toy")),
+    Claim("Lemma 4", "App. E.1.1", "(3) lim_k P_F(W_k) = W* for GD iterates: trend of log ||P_F W_k - W*|| against log k",
+          HYP, gd_instances, check_lemma4_3, setup=gd_setup, reading="(3)",
+          sabotage=Structural(_sabotage_lemma4_3, "the limit taken as 0 instead of W* on the Fig. 1-shaped toy (zero init)")),
+    Claim("Lemma 4", "App. E.1.1", "(4) lim_k ||P_perp(W_k)|| = infinity for GD iterates: trend of ||P_perp W_k|| "
+          "against log k", HYP, gd_instances, check_lemma4_4, setup=gd_setup, reading="(4)",
+          sabotage=Structural(_sabotage_lemma4_4, "GD on inseparable data from far out: ||P_perp W_k|| shrinks")),
+)

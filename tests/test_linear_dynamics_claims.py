@@ -1,0 +1,35 @@
+"""The dynamics claims of the second paper (Thrampoulidis 2024): every sabotage is rejected, and the
+quick search does not falsify the theorems (they are true); trends are judged as documented."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpcheck.properties.framework import Verdict, run_claim, run_sabotage
+from ntpcheck.properties.thrampoulidis2024.dynamics import DYNAMICS_CLAIMS
+from ntpcheck.properties.thrampoulidis2024.trends import limit_infinity, limit_zero
+
+
+@pytest.mark.parametrize("claim", DYNAMICS_CLAIMS, ids=lambda c: c.key)
+def test_sabotage_is_falsified(claim):
+    o = run_sabotage(claim)
+    assert o.verdict is Verdict.FALSIFIED, o.detail
+
+
+@pytest.mark.parametrize("claim", DYNAMICS_CLAIMS, ids=lambda c: c.key)
+def test_quick_search_holds(claim):
+    r = run_claim(claim, "quick", seed=0)
+    assert r.verdict is Verdict.HOLDS, r.detail
+    assert r.counts["distinct"]["holds"] >= 5
+
+
+def test_trend_rules():
+    k = np.geomspace(1, 1e4, 81)
+    assert limit_zero(k, 1 / np.log(k + 2), "q").verdict is Verdict.HOLDS
+    assert limit_zero(k, 0.5 + 0.1 * np.sin(2 * np.pi * np.log10(k)), "q").verdict is Verdict.INCONCLUSIVE  # two periods: no trend
+    assert limit_zero(k, 1 - 1 / np.log(k + 2), "q").verdict is Verdict.FALSIFIED
+    assert limit_infinity(k, np.log(k + 1), "y").verdict is Verdict.HOLDS
+    assert limit_infinity(k, 1 / (k + 1), "y").verdict is Verdict.FALSIFIED
+    # a quantity at rounding level from the start could not have failed
+    assert limit_zero(k, np.full(k.shape, 1e-20), "q", floor=1e-13).verdict is Verdict.VACUOUS
