@@ -27,7 +27,7 @@ def test_quick_search_holds(claim):
 def test_trend_rules():
     k = np.geomspace(1, 1e4, 81)
     assert limit_zero(k, 1 / np.log(k + 2), "q").verdict is Verdict.HOLDS
-    assert limit_zero(k, 0.5 + 0.1 * np.sin(2 * np.pi * np.log10(k)), "q").verdict is Verdict.INCONCLUSIVE  # two periods: no trend
+    assert limit_zero(k, 0.5 + 0.1 * np.cos(2 * np.pi * np.log10(k)), "q").verdict is Verdict.INCONCLUSIVE  # even about the window: no trend
     assert limit_zero(k, 1 - 1 / np.log(k + 2), "q").verdict is Verdict.FALSIFIED
     assert limit_infinity(k, np.log(k + 1), "y").verdict is Verdict.HOLDS
     assert limit_infinity(k, 1 / (k + 1), "y").verdict is Verdict.FALSIFIED
