@@ -4,7 +4,6 @@ against plain numpy, the smoothness constant of App. E.1, ``CE − ℋ`` without
 
 from __future__ import annotations
 
-import warnings
 
 import mpmath
 import numpy as np
@@ -15,6 +14,7 @@ from ntpcheck.linear.dynamics import References, checkpoints, gd_step, initial, 
 from ntpcheck.linear.excess import excess
 from ntpcheck.linear.loss import ce, ce_grad, entropy, smoothness_bound
 from ntpcheck.linear.regpath import hessian, reg_path, solve_ball
+from ntpcheck.properties.thrampoulidis2024.regpath import cvx_ball
 
 
 
@@ -127,20 +127,6 @@ def test_one_minus_cos_without_cancellation():
     a = np.array([[1.0, 1e-10], [0.0, 0.0]])
     b = np.array([[1.0, 0.0], [0.0, 0.0]])
     assert float(one_minus_cos(a, b)) == pytest.approx(5e-21, rel=1e-9)
-
-
-def cvx_ball(D: NTPData, B: float) -> np.ndarray:
-    """Eq. (8) by cvxpy: log-sum-exp of the logits and a norm constraint (CLARABEL's exponential cone)."""
-    import cvxpy as cp
-
-    W = cp.Variable((D.V, D.d))
-    Z = W @ D.H
-    obj = sum(D.pi[j] * (cp.log_sum_exp(Z[:, j]) - D.P[j] @ Z[:, j]) for j in range(D.m))
-    with warnings.catch_warnings():  # "may be inaccurate" at these tight tolerances: the test bounds the error itself
-        warnings.simplefilter("ignore", UserWarning)
-        cp.Problem(cp.Minimize(obj), [cp.norm(W, "fro") <= B]).solve(solver="CLARABEL", tol_gap_abs=1e-12,
-                                                                     tol_gap_rel=1e-12, tol_feas=1e-12)
-    return np.asarray(W.value)
 
 
 @pytest.mark.parametrize("B", [0.5, 3.0, 8.0])

@@ -33,3 +33,28 @@ def test_trend_rules():
     assert limit_infinity(k, 1 / (k + 1), "y").verdict is Verdict.FALSIFIED
     # a quantity at rounding level from the start could not have failed
     assert limit_zero(k, np.full(k.shape, 1e-20), "q", floor=1e-13).verdict is Verdict.VACUOUS
+
+
+from ntpcheck.properties.thrampoulidis2024.regpath import REGPATH_CLAIMS  # noqa: E402
+
+
+@pytest.mark.parametrize("claim", REGPATH_CLAIMS, ids=lambda c: c.key)
+def test_regpath_sabotage_is_falsified(claim):
+    o = run_sabotage(claim)
+    assert o.verdict is Verdict.FALSIFIED, o.detail
+
+
+@pytest.mark.parametrize("claim", [c for c in REGPATH_CLAIMS if not c.parts], ids=lambda c: c.key)
+def test_regpath_quick_search_holds(claim):
+    r = run_claim(claim, "quick", seed=0)
+    assert r.verdict is Verdict.HOLDS, r.detail
+
+
+def test_genie_bound_constant_is_never_tight():
+    """(9)/(25)'s constant C = V e^{||W*||M} is loose by at least V/(V - 1) (the sum over v has at most
+    V - 1 terms, log(1 + x) <= x): its 1%-tighter mutant never fails, so the claim is vacuous, while the
+    rate e^{-R} is exercised (the margin-1 support vectors make CE - H ~ c e^{-R})."""
+    claim = next(c for c in REGPATH_CLAIMS if c.reading == "(d)")
+    r = run_claim(claim, "quick", seed=0)
+    assert r.verdict is Verdict.VACUOUS
+    assert r.exercised["exercised"]["e^{-R}"] >= 1 and r.exercised["exercised"]["C = V e^{||W*||M}"] == 0
