@@ -38,25 +38,21 @@ from ntpcheck.linear import LinearInstance, NTPData
 from ntpcheck.linear.dynamics import one_minus_cos
 from ntpcheck.linear.excess import excess
 
-from ..framework.checks import ROUNDING, falsified, holds, inconclusive, outside, requires, tighten_log, worst
+from ..framework.checks import ROUNDING, falsified, holds, inconclusive, outside, requires, worst
 from ..framework.claim import Claim, Structural, Tighten
 from ..framework.evidence import evidence
 from ..framework.parts import DOWN, STEEPER_UP, Part, mutable
 from ..framework.verdicts import Outcome
 from .dynamics import HYP, SIZES, toy
 from .lemma5 import M_constant, log_out
+from .logcheck import log_inequality
 from .trends import limit_infinity, limit_zero
 
 __all__ = ["REGPATH_CLAIMS", "check_thm1", "check_lemma4_5", "check_lemma4_6", "check_t1pf_a", "check_t1pf_d",
-           "cvx_ball", "log_inequality"]
+           "cvx_ball"]
 
 #: Decades of B the trends are fitted on (the certified range spans 1.3-1.7 decades).
 DECADES = 1.0
-#: Relative rounding of a log-ratio comparison: two logs of positive numbers computed to ~1e-15
-#: relative differ by more than 1e-9 only if the numbers do.
-LOG_TOL = 1e-9
-
-
 def path_instances(profile: str):
     from ntpcheck.strategies import linear_instances
 
@@ -171,23 +167,6 @@ def _sabotage_t1pf_a() -> Outcome:
 
 
 # -- T1-pf (d): the genie bound (9)/(25) ------------------------------------------------------------
-def log_inequality(log_lhs, log_rhs, steps, what: str) -> Outcome:
-    """``lhs ≤ rhs`` at every step, compared in logs (both positive); the bound is tightened in logs
-    (:func:`~..framework.checks.tighten_log`); slack ``min(log rhs − log lhs)``."""
-    log_lhs = np.asarray(log_lhs, dtype=float)
-    log_rhs = tighten_log(np.asarray(log_rhs, dtype=float), "<=")
-    ok = np.isfinite(log_lhs) & np.isfinite(log_rhs)
-    if not ok.any():
-        return inconclusive(f"{what}: no finite point")
-    slack = np.where(ok, log_rhs - log_lhs, np.inf)
-    k = int(np.argmin(slack))
-    m = {"worst_t": float(steps[k]), "log_lhs": float(log_lhs[k]), "log_rhs": float(log_rhs[k]), "points": int(ok.sum())}
-    if slack[k] < -LOG_TOL * max(1.0, abs(log_rhs[k])):
-        return falsified(float(slack[k]), f"{what}: at {steps[k]:.4g}, log lhs {log_lhs[k]:.6g} > log bound {log_rhs[k]:.6g}", **m)
-    return holds(float(slack[k]), f"{what}: holds at {int(ok.sum())} points, closest at {steps[k]:.4g} "
-                                  f"(bound/lhs = e^{slack[k]:.3g})", **m)
-
-
 #: The genie's R grid: from the start of the path to far beyond float64's resolution of CE (logs).
 GENIE_R = np.geomspace(0.1, 1000.0, 41)
 
