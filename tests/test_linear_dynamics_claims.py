@@ -20,7 +20,10 @@ def test_sabotage_is_falsified(claim):
 @pytest.mark.parametrize("claim", DYNAMICS_CLAIMS, ids=lambda c: c.key)
 def test_quick_search_holds(claim):
     r = run_claim(claim, "quick", seed=0)
-    assert r.verdict is Verdict.HOLDS, r.detail
+    if claim.parts:  # Thm. 2's final inequality: loose by ~eps, its parts never within 1%
+        assert r.verdict is Verdict.VACUOUS, r.detail
+    else:
+        assert r.verdict is Verdict.HOLDS, r.detail
     assert r.counts["distinct"]["holds"] >= 5
 
 

@@ -33,8 +33,9 @@ from ntpcheck.linear import LinearInstance, NTPData
 from ntpcheck.linear.dynamics import References, one_minus_cos, train
 from ntpcheck.strategies import linear_instances
 
-from ..framework.checks import ROUNDING, outside, requires, worst
-from ..framework.claim import Claim, Structural
+from ..framework.checks import ROUNDING, inequality, outside, requires, worst
+from ..framework.claim import Claim, Structural, Tighten
+from ..framework.parts import DOWN, UP, Part, mutable
 from ..framework.evidence import evidence
 from ..framework.verdicts import Outcome
 from .trends import limit_infinity, limit_zero
@@ -183,4 +184,82 @@ DYNAMICS_CLAIMS: tuple[Claim, ...] = (
     Claim("Lemma 4", "App. E.1.1", "(4) lim_k ||P_perp(W_k)|| = infinity for GD iterates: trend of ||P_perp W_k|| "
           "against log k", HYP, gd_instances, check_lemma4_4, setup=gd_setup, reading="(4)",
           sabotage=Structural(_sabotage_lemma4_4, "GD on inseparable data from far out: ||P_perp W_k|| shrinks")),
+)
+
+
+# -- Theorem 2's final inequality (App. E.1.3) ---------------------------------------------------------
+#: The two readings of the telescoped inequality: as printed, and as the chain above it derives it.
+T2PF_READINGS = ("as printed", "as derived")
+
+
+def t2pf_instances(profile: str) -> st.SearchStrategy[LinearInstance]:
+    """As :func:`gd_instances`, 10⁵ steps, zero or LeCun init, with ``alpha = ε/(1 − ε)`` for
+    ``ε ∈ {0.45, 0.3, 0.1}`` (Lemma 5 needs ``α < 1``, so ``ε < ½``)."""
+    return st.builds(lambda inst, a: inst.with_params(steps=100_000, alpha=a), gd_instances(profile),
+                     st.sampled_from([0.45 / 0.55, 0.3 / 0.7, 0.1 / 0.9]))
+
+
+def t2pf_k0(ev, reading_23: str) -> int | None:
+    """The first recorded step from which every later recorded step has ``‖W_{k,⊥}‖ ≥ max(R(α), ½)``
+    (Lemma 5's threshold (23), ``reading_23``) and ``‖W_{k,ℱ} − W⋆‖ ≤ ‖W⋆‖`` (22); None if none."""
+    from .lemma5 import threshold
+
+    tr = ev.gd
+    alpha = float(ev.instance.param("alpha"))
+    R = threshold(ev.data, alpha, float(np.linalg.norm(ev.w_star)), float(np.linalg.norm(ev.w_mm)), reading_23)
+    ok = (tr.norm_perp >= mutable("R(alpha)", max(R, 0.5), DOWN)) & (tr.dist_F <= np.linalg.norm(ev.w_star) * (1 + 1e-12))
+    bad = np.flatnonzero(~ok)
+    first = 0 if bad.size == 0 else int(bad[-1]) + 1
+    return None if first >= len(tr.k) - 1 else first
+
+
+def check_t2pf(ev, *, reading: str, reading_23: str) -> Outcome:
+    """``⟨W̄_k, W̄^mm⟩ ≥ (1−ε) − (‖W_{k,ℱ}‖ + X)/‖W_k‖`` for recorded ``k ≥ k₀`` (as printed, with
+    ``X = ⟨W_{k₀}, W̄^mm⟩ − (1−ε)‖W_{k₀,⊥}‖ − ηCE(W_{k₀})``), or, as derived by the chain,
+    ``⟨W̄_k, W̄^mm⟩ ≥ (1−ε)‖W_{k,⊥}‖/‖W_k‖ + (⟨W_{k₀}, W̄^mm⟩ − (1−ε)‖W_{k₀,⊥}‖ − 2η(1−ε)CE(W_{k₀}))/‖W_k‖``."""
+    if not hypotheses_met(ev):
+        return outside("the data are not compatible and separable with some S_j < V, or eta > 1/(2L)")
+    tr = ev.gd
+    if tr.status != "done":
+        return outside(f"GD stopped early ({tr.status})")
+    k0 = t2pf_k0(ev, reading_23)
+    if k0 is None:
+        return outside(f"||W_perp|| does not stay above R(alpha) of (23) [{reading_23}] within {int(tr.k[-1])} steps")
+    alpha = float(ev.instance.param("alpha"))
+    eps = alpha / (1.0 + alpha)
+    one_eps = mutable("1-eps", 1.0 - eps, UP)
+    wbar = ev.w_mm / np.linalg.norm(ev.w_mm)
+    sl = slice(k0, None)  # ‖W_k‖ ≥ ‖W_{k,⊥}‖ ≥ ½ there
+    corr = 1.0 - tr.one_minus_corr[sl]
+    norm, perp = tr.norm[sl], tr.norm_perp[sl]
+    proj0 = float(np.sum(tr.W[k0] * wbar))
+    ce0 = float(tr.loss[k0])
+    normF = np.sqrt(np.maximum(norm**2 - perp**2, 0.0))
+    if reading == T2PF_READINGS[0]:
+        X = proj0 - one_eps * perp[0] - tr.eta * ce0
+        rhs = one_eps - (normF + X) / norm
+    else:
+        X = proj0 - one_eps * perp[0] - 2 * tr.eta * one_eps * ce0
+        rhs = one_eps * perp / norm + X / norm
+    # a difference of cosines: an absolute scale (1), compared to 1e-9 (checks.RTOL)
+    return inequality(corr, rhs, tr.k[sl], sense=">=", what=f"<W_k, W^mm> >= Thm. 2's bound [{reading}] for k >= k0 = "
+                                                          f"{int(tr.k[k0])}", scale=np.ones(len(corr)))
+
+
+def t2pf_reference() -> LinearInstance:
+    """A small instance whose k0 is reached within 10⁵ steps: two unit contexts at 53°, supports
+    {A, B} (counts 2, 1) and {C}; n = 4, so R(α) = ‖W^mm‖/α · log(24 e^{c‖W⋆‖}) is a few ‖W^mm‖."""
+    return LinearInstance(NTPData(np.array([[1.0, 0.6], [0.0, 0.8]]), np.array([[2, 1, 0], [0, 0, 1]]))).with_params(
+        steps=100_000, alpha=0.45 / 0.55, init=1)
+
+
+T2PF_PARTS = (Part("1-eps", "constant", "the factor 1 - eps"), Part("R(alpha)", "threshold", "k0 from Lemma 5's (23)"))
+
+DYNAMICS_CLAIMS = DYNAMICS_CLAIMS + tuple(
+    Claim("T2-pf", "App. E.1.3", f"<W_k/||W_k||, W^mm/||W^mm||> >= Thm. 2's telescoped bound for k >= k0 ({reading}; "
+          f"k0 from (23) {r23})", HYP, t2pf_instances,
+          (lambda reading, r23: (lambda ev: check_t2pf(ev, reading=reading, reading_23=r23)))(reading, r23),
+          setup=gd_setup, reading=f"{reading}, (23) {tag}", slug=f"t2pf-{'printed' if reading == T2PF_READINGS[0] else 'derived'}-{tag}",
+          sabotage=Tighten(t2pf_reference), parts=T2PF_PARTS)
+    for reading in T2PF_READINGS for r23, tag in (("e^{4||W*||} (printed)", "printed"), ("e^{4M||W*||}", "M"))
 )
