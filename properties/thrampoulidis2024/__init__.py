@@ -1,0 +1,26 @@
+"""Thrampoulidis, *Implicit Optimization Bias of Next-token Prediction in Linear Models*
+(NeurIPS 2024): its static claims as checkable records.
+
+* :mod:`.bounds`: the paper's constants and bounds, once;
+* :mod:`.setups`: instance strategies, the matrix's breakers, reading a file;
+* :mod:`.statics` (§2–3), :mod:`.geometry` (§3.1, the NTP-SVM), :mod:`.cef` (§4, App. D–E.2),
+  :mod:`.appc` (App. C, Remark 2): the checkers;
+* :mod:`.findings`: claims found false, with pinned counterexamples;
+* :mod:`.claims`: the ``CLAIMS`` records.
+"""
+
+from ..framework.claim import Paper
+from . import setups
+from .claims import CLAIMS
+
+__all__ = ["PAPER", "CLAIMS"]
+
+PAPER = Paper(
+    name="thrampoulidis2024",
+    title="Thrampoulidis (NeurIPS 2024): Implicit Optimization Bias of Next-token Prediction in Linear Models",
+    claims=CLAIMS,
+    conditions=setups.CONDITIONS,
+    breaking=setups.breaking,
+    violated=setups.violated,
+    load=setups.load,
+)
