@@ -1,30 +1,23 @@
-"""The dynamics claims of the second paper (Thrampoulidis 2024): every sabotage is rejected, and the
-quick search does not falsify the theorems (they are true); trends are judged as documented."""
+"""The dynamics claims of the second paper (Thrampoulidis 2024): trends are judged as documented, the
+limits hold in the quick search, and the genie bound's constant is never exercised.  Every claim and
+its sabotage also run through the plugin (``tests/test_thrampoulidis_claims.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ntpcheck.properties.framework import Verdict, run_claim, run_sabotage
+from ntpcheck.properties.framework import Verdict, run_claim
 from ntpcheck.properties.thrampoulidis2024.dynamics import DYNAMICS_CLAIMS
+from ntpcheck.properties.thrampoulidis2024.regpath import REGPATH_CLAIMS
 from ntpcheck.properties.thrampoulidis2024.trends import limit_infinity, limit_zero
 
 
-@pytest.mark.parametrize("claim", DYNAMICS_CLAIMS, ids=lambda c: c.key)
-def test_sabotage_is_falsified(claim):
-    o = run_sabotage(claim)
-    assert o.verdict is Verdict.FALSIFIED, o.detail
-
-
-@pytest.mark.parametrize("claim", DYNAMICS_CLAIMS, ids=lambda c: c.key)
-def test_quick_search_holds(claim):
+@pytest.mark.parametrize("claim", [c for c in DYNAMICS_CLAIMS if not c.parts], ids=lambda c: c.key)
+def test_limits_hold_on_distinct_instances(claim):
+    """The limits hold (not only pass): at least 5 distinct instances hold in the quick profile."""
     r = run_claim(claim, "quick", seed=0)
-    if claim.parts:  # Thm. 2's final inequality: loose by ~eps, its parts never within 1%
-        assert r.verdict is Verdict.VACUOUS, r.detail
-    else:
-        assert r.verdict is Verdict.HOLDS, r.detail
-    assert r.counts["distinct"]["holds"] >= 5
+    assert r.verdict is Verdict.HOLDS and r.counts["distinct"]["holds"] >= 5, r.detail
 
 
 def test_trend_rules():
@@ -37,20 +30,6 @@ def test_trend_rules():
     # a quantity at rounding level from the start could not have failed
     assert limit_zero(k, np.full(k.shape, 1e-20), "q", floor=1e-13).verdict is Verdict.VACUOUS
 
-
-from ntpcheck.properties.thrampoulidis2024.regpath import REGPATH_CLAIMS  # noqa: E402
-
-
-@pytest.mark.parametrize("claim", REGPATH_CLAIMS, ids=lambda c: c.key)
-def test_regpath_sabotage_is_falsified(claim):
-    o = run_sabotage(claim)
-    assert o.verdict is Verdict.FALSIFIED, o.detail
-
-
-@pytest.mark.parametrize("claim", [c for c in REGPATH_CLAIMS if not c.parts], ids=lambda c: c.key)
-def test_regpath_quick_search_holds(claim):
-    r = run_claim(claim, "quick", seed=0)
-    assert r.verdict is Verdict.HOLDS, r.detail
 
 
 def test_genie_bound_constant_is_never_tight():

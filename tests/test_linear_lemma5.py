@@ -1,6 +1,7 @@
 """Lemma 5 of the second paper (Thrampoulidis 2024, App. E.1.2) as a property at arbitrary W: its
 statement (14) under both readings of (23), the identity (16) and the bounds (20)-(21) under both
-readings of (15)/(16); sabotages rejected, findings reached by the search without pins."""
+readings of (15)/(16): findings reached by the search without pins (claims, sabotages and pinned
+findings also run through the plugin, ``tests/test_thrampoulidis_claims.py``)."""
 
 from __future__ import annotations
 
@@ -9,28 +10,10 @@ import pytest
 
 from ntpcheck.linear import NTPData
 from ntpcheck.linear.dynamics import References
-from ntpcheck.properties.framework import Verdict, evaluate, run_claim, run_sabotage
+from ntpcheck.properties.framework import Verdict, run_claim
 from ntpcheck.properties.thrampoulidis2024.lemma5 import LEMMA5_CLAIMS, READINGS_23, lemma5_sides, log_out, threshold
 
-EXPECTED = [c for c in LEMMA5_CLAIMS if c.finding is None]
 FINDINGS = [c for c in LEMMA5_CLAIMS if c.finding is not None]
-
-
-@pytest.mark.parametrize("claim", [c for c in LEMMA5_CLAIMS if c.sabotage is not None], ids=lambda c: c.key)
-def test_sabotage_is_falsified(claim):
-    assert run_sabotage(claim).verdict is Verdict.FALSIFIED
-
-
-@pytest.mark.parametrize("claim", EXPECTED, ids=lambda c: c.key)
-def test_quick_search_does_not_falsify(claim):
-    r = run_claim(claim, "quick", seed=0)
-    assert r.verdict in (Verdict.HOLDS, Verdict.VACUOUS), r.detail
-
-
-@pytest.mark.parametrize("claim", FINDINGS, ids=lambda c: c.key)
-@pytest.mark.xfail(strict=True, reason="a finding: the claim is falsified on its pinned minimal counterexample")
-def test_finding_pinned(claim):
-    assert evaluate(claim, claim.finding.counterexample()).verdict is not Verdict.FALSIFIED
 
 
 @pytest.mark.parametrize("claim", FINDINGS, ids=lambda c: c.key)

@@ -122,6 +122,10 @@ class LinearInstance:
         seqs = None if self.sequences is None else (tuple(sorted(self.sequences)), self.embedding)
         return (self.data.key(), self.params, seqs)
 
+    def dataset_key(self) -> tuple:
+        """The data up to the order of contexts (and of sequences), without parameters."""
+        return self.identity()[0::2]
+
     def describe(self) -> dict[str, Any]:
         """``V`` tokens, ``N`` (context, next token) pairs in support, ``m`` contexts, ``d``, ``n`` samples, parameters."""
         D = self.data

@@ -22,7 +22,7 @@ from typing import Any, Hashable, Protocol, runtime_checkable
 
 from ntpcheck.instance import Instance
 
-__all__ = ["PaperInstance", "is_paper_instance"]
+__all__ = ["PaperInstance", "is_paper_instance", "dataset_key"]
 
 
 @runtime_checkable
@@ -48,6 +48,9 @@ class PaperInstance(Protocol):
         The instance in its paper's text format, replayable on its own: a
         header naming ``claim`` and the failure ``detail``, the parameters,
         the data, and last a comment with the ``replay`` command.
+    dataset_key() -> hashable, optional
+        The data alone (without parameters), for counting distinct datasets in a
+        claim's informative groups (:class:`~.claim.Informative`); ``identity()`` if absent.
     """
 
     key: Hashable
@@ -64,3 +67,11 @@ class PaperInstance(Protocol):
 def is_paper_instance(inst: Any) -> bool:
     """Whether ``inst`` is another paper's instance (:class:`PaperInstance`), not the first paper's."""
     return not isinstance(inst, Instance) and isinstance(inst, PaperInstance)
+
+
+def dataset_key(inst: Any):
+    """The data of ``inst`` for counting distinct datasets: the first paper's ``Dataset``, or
+    another paper's ``dataset_key()`` (its ``identity()`` when it has none)."""
+    if not is_paper_instance(inst):
+        return inst.dataset
+    return getattr(inst, "dataset_key", inst.identity)()

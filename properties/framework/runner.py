@@ -26,7 +26,7 @@ from ntpcheck.textformat import dumps
 
 from .claim import Claim
 from .evidence import evidence
-from .instances import is_paper_instance
+from .instances import dataset_key, is_paper_instance
 from .parts import mutating
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
                       short_groups)
@@ -115,7 +115,7 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
             if mutants and claim.live_parts and o.verdict in MUTATED:
                 o = _with_mutants(claim, ev, o)
         if claim.informative is not None and o.verdict in TESTED:
-            o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=ready.dataset)
+            o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=dataset_key(ready))
         return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready))
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")

@@ -46,19 +46,15 @@ from scipy.special import logsumexp
 from ntpcheck.linear.data import NTPData
 
 from ..framework.parts import DOWN, mutable
+from .bounds import M_const
 
-__all__ = ["LEMMA5_CLAIMS", "READINGS_23", "READINGS_15", "M_constant", "threshold", "margins_perp", "log_out", "Lemma5Point",
+__all__ = ["LEMMA5_CLAIMS", "READINGS_23", "READINGS_15", "threshold", "margins_perp", "log_out", "Lemma5Point",
            "lemma5_sides", "proof_bounds"]
 
 #: Readings of (23): the constant in the exponent of the log.
 READINGS_23 = ("e^{4||W*||} (printed)", "e^{4M||W*||}")
 #: Readings of (15)/(16): how the out-of-support terms of W_ℱ and W_⊥ combine.
 READINGS_15 = ("product", "sum")
-
-
-def M_constant(D: NTPData) -> float:
-    """App. D's ``M = √2 max_j ‖h̄_j‖``."""
-    return float(np.sqrt(2.0) * np.linalg.norm(D.H, axis=0).max())
 
 
 def threshold(D: NTPData, alpha: float, norm_w_star: float, norm_w_mm: float, reading: str) -> float:
@@ -70,7 +66,7 @@ def threshold(D: NTPData, alpha: float, norm_w_star: float, norm_w_mm: float, re
     >>> bool(np.isclose(threshold(D, 0.5, 0.0, 1.0, READINGS_23[0]), 2 * np.log(2 * 4 * 3)))
     True
     """
-    c = 4.0 if reading == READINGS_23[0] else 4.0 * M_constant(D)
+    c = 4.0 if reading == READINGS_23[0] else 4.0 * M_const(D.H)
     if reading not in READINGS_23:
         raise ValueError(f"unknown reading of (23): {reading!r}")
     return norm_w_mm / alpha * (np.log(2.0 * D.n * D.V) + c * norm_w_star)
@@ -334,7 +330,7 @@ def check_eq20_21(ev, *, reading: str) -> Outcome:
     nwm = float(np.linalg.norm(ev.w_mm))
     R = threshold(D, alpha, float(np.linalg.norm(ev.w_star)), nwm, READINGS_23[1])
     W_perp = float(ev.instance.param("stretch")) * R * u
-    if np.linalg.norm(ev.w_mm - nwm * u) <= alpha / M_constant(D):
+    if np.linalg.norm(ev.w_mm - nwm * u) <= alpha / M_const(D.H):
         return outside("Case 1 of the proof (W_perp aligned with W^mm within alpha/M): (20)-(21) are not used")
     b = proof_bounds(D, W_F, W_perp, alpha, ev.w_mm, reading)
     what20 = f"(20) [{reading}]: CE(W) - base >= e^(-R'(1-delta))/(n(A_max+1))"
@@ -386,7 +382,7 @@ def _sabotage_eq16() -> Outcome:
 LEMMA5_CLAIMS: tuple[Claim, ...] = tuple(
     Claim("Lemma 5", "App. E.1.2", f"(14) CE(W_F + (1+alpha)||W_perp|| W^mm/||W^mm||) <= CE(W) for ||W_perp|| >= R(alpha) = "
           f"||W^mm||/alpha log(2nV {r.split(' ')[0]}) and ||W_F - W*|| <= ||W*|| (22), at arbitrary W", ("compatible", "separable", "S<V"),
-          lemma5_instances, partial_check, setup=lambda i: i, reading=f"(23) {r}", slug=f"lemma5-{k}",
+          lemma5_instances, partial_check, setup=lambda i: i, reading=f"(23) {r}", slug=f"lemma5-{'printed' if k == 0 else 'm'}",
           sabotage=Tighten(lemma5_reference), parts=LEMMA5_PARTS)
     for k, r, partial_check in ((0, READINGS_23[0], lambda ev: check_lemma5(ev, reading=READINGS_23[0])),
                                 (1, READINGS_23[1], lambda ev: check_lemma5(ev, reading=READINGS_23[1])))

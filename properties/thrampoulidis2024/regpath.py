@@ -44,7 +44,8 @@ from ..framework.evidence import evidence
 from ..framework.parts import DOWN, STEEPER_UP, Part, mutable
 from ..framework.verdicts import Outcome
 from .dynamics import HYP, SIZES, toy
-from .lemma5 import M_constant, log_out
+from .bounds import C_const, M_const
+from .lemma5 import log_out
 from .logcheck import log_inequality
 from .trends import limit_infinity, limit_zero
 
@@ -174,7 +175,7 @@ GENIE_R = np.geomspace(0.1, 1000.0, 41)
 def genie_log_bound(D: NTPData, w_star_norm: float, R) -> np.ndarray:
     """``log(C e^{−R}) = log V + ‖W⋆‖M − R`` with both parts mutable: ``C`` (1% smaller) and the
     exponent's coefficient of ``R`` (0.01 steeper)."""
-    C = mutable("C = V e^{||W*||M}", D.V * np.exp(w_star_norm * M_constant(D)), DOWN)
+    C = mutable("C = V e^{||W*||M}", C_const(M_const(D.H), w_star_norm, D.V), DOWN)
     return np.log(C) - mutable("e^{-R}", 1.0, STEEPER_UP) * np.asarray(R, dtype=float)
 
 
