@@ -62,19 +62,27 @@ class Excess:
         return float(np.sum(self.pi * self.outside))
 
 
+def _lse(L: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Row-wise ``log Σ_{mask} e^L`` (−inf for an empty row)."""
+    M = np.where(mask, L, -np.inf)
+    top = M.max(axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.sum(np.where(mask, np.exp(M - safe[:, None]), 0.0), axis=1))
+
+
 def excess(D: NTPData, W: np.ndarray) -> Excess:
-    """``CE(W) − ℋ`` without cancellation (module docstring)."""
+    """``CE(W) − ℋ`` without cancellation (module docstring), all contexts at once."""
     L = (np.asarray(W, dtype=float) @ D.H).T  # (m, V)
-    inside = np.zeros(D.m)
-    outside = np.zeros(D.m)
-    for j in range(D.m):
-        mask = D.mask[j]
-        p = D.P[j, mask]
-        delta = L[j, mask] - np.log(p)
-        eps = delta - np.sum(p * delta)
-        inside[j] = np.log1p(np.sum(p * (np.expm1(eps) - eps)))
-        if not mask.all():
-            outside[j] = np.logaddexp(0.0, logsumexp(L[j, ~mask]) - logsumexp(L[j, mask]))  # log1p(e^x), no overflow
+    mask = D.mask
+    logp = np.log(np.where(mask, D.P, 1.0))
+    delta = np.where(mask, L - logp, 0.0)
+    eps = np.where(mask, delta - np.sum(D.P * delta, axis=1, keepdims=True), 0.0)
+    inside = np.log1p(np.sum(np.where(mask, D.P * (np.expm1(eps) - eps), 0.0), axis=1))
+    has_out = ~mask.all(axis=1)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(has_out, _lse(L, ~mask) - _lse(L, mask), -np.inf)
+    outside = np.where(has_out, np.logaddexp(0.0, diff), 0.0)  # log1p(e^x), no overflow
     return Excess(D.pi, np.maximum(inside, 0.0), outside)
 
 
