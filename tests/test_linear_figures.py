@@ -41,3 +41,20 @@ def test_reproduce_writes_png_and_csv(tmp_path, capsys):
     text = (tmp_path / "thrampoulidis_fig12.csv").read_text()
     assert text.startswith("run,k,quantity,value") and "W_mm" in text and "one_minus_corr" in text
     assert "wrote" in capsys.readouterr().out
+
+
+def test_bridge_contexts():
+    """The bridge's reductions of Huang's data: one-token contexts are Huang's stage 1 (S_j = 1), mean
+    contexts merge sentences with equal mean embeddings, query contexts are orthonormal."""
+    from ntpcheck.properties.huang2024.bridge import mean_contexts, one_token_contexts, query_contexts, unit_weights
+    from ntpcheck.properties.huang2024.setups import example1
+
+    inst = example1()
+    inst = type(inst)(unit_weights(inst.dataset), inst.embeddings)
+    D1 = one_token_contexts(inst)
+    assert set(D1.mask.sum(axis=1)) == {1}
+    Dm = mean_contexts(inst)
+    assert Dm.n == len(inst.dataset.samples)
+    Dq = query_contexts(inst)
+    G = Dq.H.T @ Dq.H
+    assert np.allclose(G, np.eye(Dq.m))
