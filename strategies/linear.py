@@ -104,7 +104,7 @@ def _sequences(draw, min_vocab, max_vocab, min_len, max_len, max_sequences, stat
     V = draw(st.integers(min_vocab, max_vocab))
     T = draw(st.integers(min_len, max_len))
     if stationary:  # every cyclic window of one circular word: an exactly shift-invariant empirical law
-        word = draw(st.lists(st.integers(0, V - 1), min_size=2, max_size=max(2, max_sequences)))
+        word = draw(st.lists(st.integers(0, V - 1), min_size=3, max_size=max(3, max_sequences)))
         seqs = [tuple(word[(i + k) % len(word)] for k in range(T)) for i in range(len(word))]
     else:
         seqs = draw(st.lists(st.lists(st.integers(0, V - 1), min_size=T, max_size=T).map(tuple), min_size=2,

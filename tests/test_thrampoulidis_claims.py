@@ -94,3 +94,33 @@ def test_corrected_readings_hold_where_the_findings_fail():
     for name, cex in (("D-CEF [b, with (6)]", findings.MINIMAL), ("R1 [W_B unique]", findings.MINIMAL),
                       ("AppC [m_t non-decreasing]", findings.M_DECREASING), ("Rem2 [Shannon]", findings.REM2)):
         assert evaluate(PAPER.claim(name), findings.instance(cex)).verdict is Verdict.HOLDS, name
+
+
+@pytest.mark.parametrize("claim", [c for c in PAPER.claims if c.parts], ids=lambda c: c.key)
+def test_every_declared_part_is_wired_to_its_formula(claim):
+    """Each part's mutation point is reached when the checker runs (a misspelt part would never be killed)."""
+    from ntpcheck.properties.framework import evidence
+    from ntpcheck.properties.framework.parts import mutating, reached
+
+    ev = evidence(findings.instance(findings.MINIMAL))
+    for part in claim.parts:
+        with reached() as hit, mutating(part.name):
+            claim.check(ev)
+        assert hit == {part.name}
+
+
+def test_p1_rate_constant_v_cannot_matter_below_100_tokens():
+    """Why P1 [rate] is vacuous: its ratio to the bound is at most (V - 1)/V (the argument of (9) gives
+    (V - S_j) p_jz for V), so V 1% smaller never fails for V < 100; the exponent can, where the ratio
+    is close to (V - 1)/V at large gamma (one-token contexts, W* = 0, every margin 1)."""
+    from ntpcheck.properties.framework import evidence
+    from ntpcheck.properties.framework.parts import mutating
+
+    claim = PAPER.claim("P1 [rate]")
+    inst = loads("vocab: A B C D\nh = 1.0 : A\n")
+    o = claim.check(evidence(inst))
+    assert o.verdict is Verdict.HOLDS and abs(o.measured["lhs"] - 3 / 4) < 1e-9
+    with mutating("exponent of e^-gamma"):
+        assert claim.check(evidence(inst)).verdict is Verdict.FALSIFIED
+    with mutating("V"):
+        assert claim.check(evidence(inst)).verdict is Verdict.HOLDS

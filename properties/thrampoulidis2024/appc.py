@@ -19,7 +19,7 @@ import numpy as np
 from ntpcheck.linear import ce
 from ntpcheck.linear.autoregressive import appc_ce, distinct_by_length, entropy_by_length, prefix_ce
 
-from ..framework.checks import falsified, holds, outside
+from ..framework.checks import falsified, holds, outside, vacuous
 from .statics import IDENTITY_RTOL
 
 __all__ = ["check_appc_identity", "m_by_length", "check_m_monotone", "check_rem2", "shifted_entropy", "check_rem2_shannon"]
@@ -66,6 +66,8 @@ def check_m_monotone(ev, *, direction: str, equal_lengths: bool = True) -> objec
     if (o := _needs_sequences(ev, equal_lengths=equal_lengths)) is not None:
         return o
     m = m_by_length(ev.instance.sequences)
+    if len(m) < 2:
+        return vacuous(1.0, f"one context length only (m_1 = {m[0]}): nothing to compare", m=m)
     steps = np.diff(m)
     bad = np.flatnonzero(steps > 0) if direction == "non-increasing" else np.flatnonzero(steps < 0)
     if bad.size:
@@ -79,6 +81,8 @@ def check_rem2(ev) -> object:
     if (o := _needs_sequences(ev)) is not None:
         return o
     H = entropy_by_length(ev.instance.sequences)
+    if len(H) < 2 or max(H.values()) <= IDENTITY_RTOL:
+        return vacuous(1.0, f"H_t = {[round(h, 6) for h in H.values()]}: nothing to compare (one length, or no uncertainty at all)")
     for t in H:
         if t + 1 in H and H[t + 1] > H[t] + IDENTITY_RTOL:
             return falsified(H[t] - H[t + 1], f"H_{t} = {H[t]:.6g} < H_{t + 1} = {H[t + 1]:.6g}", entropies=list(H.values()))
@@ -101,6 +105,8 @@ def check_rem2_shannon(ev, *, shifted: bool = True) -> object:
     if (o := _needs_sequences(ev)) is not None:
         return o
     H = entropy_by_length(ev.instance.sequences)
+    if len(H) < 2 or max(H.values()) <= IDENTITY_RTOL:
+        return vacuous(1.0, "nothing to compare (one length, or no uncertainty at all)")
     for t in H:
         if t + 1 in H:
             Hs = shifted_entropy(ev.instance.sequences, t) if shifted else H[t]

@@ -116,12 +116,14 @@ def shared_patterns(profile: str) -> st.SearchStrategy[LinearInstance]:
     return _shared(hypotheses()(profile))
 
 
-def sequences(*, stationary: bool = False, embedding: str | None = None, probe: bool = False) -> Data:
-    """App. C's sequence sets (:func:`ntpcheck.strategies.sequence_sets`), sized per profile."""
+def sequences(*, stationary: bool = False, embedding: str | None = None, probe: bool = False, min_len: int = 3) -> Data:
+    """App. C's sequence sets (:func:`ntpcheck.strategies.sequence_sets`), sized per profile, of length at
+    least ``min_len`` (3: two context lengths to compare)."""
 
     def data(profile: str) -> st.SearchStrategy[LinearInstance]:
         size = {"quick": (3, 4, 5), "default": (3, 5, 7), "thorough": (4, 6, 10)}[profile]
-        s = sequence_sets(max_vocab=size[0], max_len=size[1], max_sequences=size[2], stationary=stationary, embedding=embedding)
+        s = sequence_sets(max_vocab=size[0], min_len=min_len, max_len=size[1], max_sequences=size[2], stationary=stationary,
+                          embedding=embedding)
         return probed(s) if probe else s
 
     return data
