@@ -13,7 +13,7 @@ from ntpcheck.properties.thrampoulidis2024.regpath import REGPATH_CLAIMS
 from ntpcheck.properties.thrampoulidis2024.trends import limit_infinity, limit_zero
 
 
-@pytest.mark.parametrize("claim", [c for c in DYNAMICS_CLAIMS if not c.parts], ids=lambda c: c.key)
+@pytest.mark.parametrize("claim", [c for c in DYNAMICS_CLAIMS if not c.parts and c.finding is None], ids=lambda c: c.key)
 def test_limits_hold_on_distinct_instances(claim):
     """The limits hold (not only pass): at least 5 distinct instances hold in the quick profile."""
     r = run_claim(claim, "quick", seed=0)
@@ -40,3 +40,24 @@ def test_genie_bound_constant_is_never_tight():
     r = run_claim(claim, "quick", seed=0)
     assert r.verdict is Verdict.VACUOUS
     assert r.exercised["exercised"]["e^{-R}"] >= 1 and r.exercised["exercised"]["C = V e^{||W*||M}"] == 0
+
+
+@pytest.mark.parametrize("claim", [c for c in DYNAMICS_CLAIMS if c.finding is not None], ids=lambda c: c.key)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_search_reaches_t2pf_finding_without_pins(claim, seed):
+    """App. E.1.3's printed inequality fails at k = k0 from a LeCun start; the search finds it with pins
+    off (steered by the claim's score) and shrinks it to one context h = (1, 0) followed by A."""
+    from ntpcheck.linear import loads
+
+    r = run_claim(claim, "default", seed, pinned=False)
+    assert r.verdict is Verdict.FALSIFIED and "pinned" not in r.detail
+    inst = loads(r.counterexample)
+    assert (inst.data.m, inst.data.V, inst.data.d) == (1, 2, 2), r.counterexample
+
+
+def test_t2pf_derived_reading_holds_on_the_printed_counterexample():
+    from ntpcheck.properties.framework import evaluate
+    from ntpcheck.properties.thrampoulidis2024.dynamics import t2pf_counterexample
+
+    derived = [c for c in DYNAMICS_CLAIMS if c.id == "T2-pf" and c.finding is None]
+    assert derived and all(evaluate(c, t2pf_counterexample()).verdict is Verdict.HOLDS for c in derived)

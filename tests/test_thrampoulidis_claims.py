@@ -32,7 +32,8 @@ def test_registry_covers_the_sheet():
     assert len({c.name for c in PAPER.claims}) == len(PAPER.claims) and len({c.key for c in PAPER.claims}) == len(PAPER.claims)
     assert all(c.sabotage is not None or c.finding is not None for c in PAPER.claims)
     assert {c.name for c in FINDINGS} == {"D-CEF [b, (6a) as printed]", "R1 [strictly convex]", "AppC [m_t non-increasing]", "Rem2 [empirical data]",
-                                          "Lemma 5 [(16) as printed]", "Lemma 5 [(20)-(21), CE]"}  # the last two: tests/test_linear_lemma5.py
+                                          "Lemma 5 [(16) as printed]", "Lemma 5 [(20)-(21), CE]",  # tests/test_linear_lemma5.py
+                                          "T2-pf [as printed, (23) printed]", "T2-pf [as printed, (23) M]"}  # test_linear_dynamics_claims.py
 
 
 @pytest.mark.parametrize("claim", FINDINGS, ids=lambda c: c.key)

@@ -30,14 +30,14 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ntpcheck.linear import LinearInstance, NTPData
-from ntpcheck.linear.dynamics import References, one_minus_cos, train
+from ntpcheck.linear.dynamics import one_minus_cos, train
 from ntpcheck.strategies import linear_instances
 
 from ..framework.checks import ROUNDING, inequality, outside, requires, worst
-from ..framework.claim import Claim, Structural, Tighten
+from ..framework.claim import Claim, Finding, Structural, Tighten
 from ..framework.parts import DOWN, UP, Part, mutable
 from ..framework.evidence import evidence
-from ..framework.verdicts import Outcome
+from ..framework.verdicts import Outcome, Verdict
 from .trends import limit_infinity, limit_zero
 
 __all__ = ["DYNAMICS_CLAIMS", "HYP", "gd_instances", "hypotheses_met", "check_lemma2", "check_thm2", "check_lemma4_3",
@@ -193,9 +193,12 @@ T2PF_READINGS = ("as printed", "as derived")
 
 
 def t2pf_instances(profile: str) -> st.SearchStrategy[LinearInstance]:
-    """As :func:`gd_instances`, 10⁵ steps, zero or LeCun init, with ``alpha = ε/(1 − ε)`` for
-    ``ε ∈ {0.45, 0.3, 0.1}`` (Lemma 5 needs ``α < 1``, so ``ε < ½``)."""
-    return st.builds(lambda inst, a: inst.with_params(steps=100_000, alpha=a), gd_instances(profile),
+    """Data meeting the hypotheses, 10⁵ GD steps, LeCun init (seeds 0-2, shrinking to seed 0) or zero
+    init, ``η`` as :func:`gd_instances`, and ``alpha = ε/(1 − ε)`` for ``ε ∈ {0.45, 0.3, 0.1}``
+    (Lemma 5 needs ``α < 1``, so ``ε < ½``).  LeCun first: from a random start Lemma 5's threshold
+    can hold from the first steps, where the ``k₀`` term of the inequality matters most."""
+    return st.builds(lambda inst, init, eta, a: inst.with_params(steps=100_000, init=init, eta=eta, alpha=a),
+                     linear_instances(**SIZES[profile]), st.sampled_from([1, 2, 3, 0]), st.sampled_from([1.0, 0.5, 0.25]),
                      st.sampled_from([0.45 / 0.55, 0.3 / 0.7, 0.1 / 0.9]))
 
 
@@ -255,11 +258,42 @@ def t2pf_reference() -> LinearInstance:
 
 T2PF_PARTS = (Part("1-eps", "constant", "the factor 1 - eps"), Part("R(alpha)", "threshold", "k0 from Lemma 5's (23)"))
 
+def t2pf_counterexample() -> LinearInstance:
+    """The search's minimal counterexample to the printed inequality: one context ``h̄ = (1, 0)``
+    followed by ``A``, ``V = 2`` (``W⋆ = 0``, ℱ = {0}), LeCun init (seed 1), ``ε = 0.45``: Lemma 5's
+    threshold holds from ``k₀ = 1``, where the printed bound is ``2(1−ε) − corr_{k₀} + ηCE/‖W_{k₀}‖``
+    (the ``k₀`` term enters with the wrong sign) = 0.803 > corr = 0.529."""
+    return LinearInstance(NTPData(np.array([[1.0], [0.0]]), np.array([[1, 0]]))).with_params(
+        steps=100_000, alpha=0.45 / 0.55, init=2, eta=1.0)
+
+
+def t2pf_score(ev, reading_23: str = "e^{4M||W*||}") -> float:
+    """The printed inequality's distance to failure at ``k₀`` (larger is closer): ``(1 − ε) − corr_{k₀}``
+    (the printed bound at ``k₀`` is about ``2(1−ε) − corr_{k₀}`` when ``W_ℱ`` is small); −2 where
+    ``k₀`` is not reached.  Steers the search towards runs that cross Lemma 5's threshold early,
+    while still badly aligned."""
+    if not hypotheses_met(ev) or ev.gd.status != "done":
+        return -2.0
+    k0 = t2pf_k0(ev, reading_23)
+    if k0 is None:
+        return -2.0
+    alpha = float(ev.instance.param("alpha"))
+    return (1.0 - alpha / (1.0 + alpha)) - (1.0 - float(ev.gd.one_minus_corr[k0]))
+
+
+T2PF_FINDING = Finding(
+    "App. E.1.3's final inequality as printed subtracts the k0 term (<W_k0, W^mm> - (1-eps)||W_k0,perp|| - eta CE(W_k0))"
+    "/||W_k|| that its own chain adds (with 2 eta (1-eps) CE): at k = k0 the printed bound is 2(1-eps) - corr_k0 + ..., "
+    "above corr_k0 whenever corr_k0 < 1 - eps. The term vanishes as ||W_k|| grows, so the liminf >= 1 - eps conclusion "
+    "stands; the derived inequality holds", t2pf_counterexample)
+
 DYNAMICS_CLAIMS = DYNAMICS_CLAIMS + tuple(
     Claim("T2-pf", "App. E.1.3", f"<W_k/||W_k||, W^mm/||W^mm||> >= Thm. 2's telescoped bound for k >= k0 ({reading}; "
           f"k0 from (23) {r23})", HYP, t2pf_instances,
           (lambda reading, r23: (lambda ev: check_t2pf(ev, reading=reading, reading_23=r23)))(reading, r23),
           setup=gd_setup, reading=f"{reading}, (23) {tag}", slug=f"t2pf-{'printed' if reading == T2PF_READINGS[0] else 'derived'}-{tag}",
-          sabotage=Tighten(t2pf_reference), parts=T2PF_PARTS)
+          **(dict(expect=Verdict.FALSIFIED, finding=T2PF_FINDING, examples=(t2pf_counterexample,),
+                  score=(lambda r23: (lambda ev: t2pf_score(ev, r23)))(r23)) if reading == T2PF_READINGS[0]
+             else dict(sabotage=Tighten(t2pf_reference), parts=T2PF_PARTS)))
     for reading in T2PF_READINGS for r23, tag in (("e^{4||W*||} (printed)", "printed"), ("e^{4M||W*||}", "M"))
 )

@@ -41,12 +41,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 
+from ntpcheck.linear import LinearInstance
 from ntpcheck.linear.data import NTPData
 
-from ..framework.parts import DOWN, mutable
+from ..framework.checks import falsified, holds, outside, worst
+from ..framework.claim import Claim, Finding, Structural, Tighten
+from ..framework.parts import DOWN, Part, mutable
+from ..framework.verdicts import Outcome, Verdict
 from .bounds import M_const
+from .logcheck import log_inequality
 
 __all__ = ["LEMMA5_CLAIMS", "READINGS_23", "READINGS_15", "threshold", "margins_perp", "log_out", "Lemma5Point",
            "lemma5_sides", "proof_bounds"]
@@ -147,7 +153,8 @@ def lemma5_sides(D: NTPData, W_F: np.ndarray, W_perp: np.ndarray, alpha: float, 
                        float(np.linalg.norm(np.asarray(W_F) - W_star)))
 
 
-def proof_bounds(D: NTPData, W_F: np.ndarray, W_perp: np.ndarray, alpha: float, W_mm: np.ndarray, reading_15: str) -> dict:
+def proof_bounds(D: NTPData, W_F: np.ndarray, W_perp: np.ndarray, alpha: float, W_mm: np.ndarray, reading_15: str, *,
+                 n: float | None = None, V: float | None = None) -> dict:
     """The proof's bounds (20) and (21) at ``W``, in logs, against the quantities they bound under ``reading_15``.
 
     (20): ``CE(W) − base ≥ e^{−R′(1−δ)}/(n(A_max+1))`` where ``δ = min(1 − min_{j,v} μ̃_{j,v}, 1)``
@@ -168,8 +175,8 @@ def proof_bounds(D: NTPData, W_F: np.ndarray, W_perp: np.ndarray, alpha: float, 
     # x/(A_max+1) with x = e^{−R′(1−δ)}/A_max, needs e^{−R′(1−δ)} ≤ 1): the largest admissible δ
     delta = min(1.0 - float(np.nanmin(mu_t)), 1.0)
     log_Amax, log_Amin = float(np.nanmax(logA_in)), float(np.nanmin(logA_in))
-    bound20 = -Rp * (1 - delta) - np.log(mutable("n", float(D.n), DOWN)) - np.logaddexp(log_Amax, 0.0)
-    bound21 = np.log(mutable("V", float(D.V), DOWN)) - Rp * (1 + alpha) - log_Amin
+    bound20 = -Rp * (1 - delta) - np.log(D.n if n is None else n) - np.logaddexp(log_Amax, 0.0)
+    bound21 = np.log(D.V if V is None else V) - Rp * (1 + alpha) - log_Amin
     # the quantities: CE(W) − base under the reading
     q20 = _excess_over_base(D, Z, logA, np.asarray(W_perp), reading_15)
     q21 = _excess_over_base(D, Z, logA, (1 + alpha) * Rp * np.asarray(W_mm), reading_15)
@@ -198,16 +205,7 @@ def _excess_over_base(D, Z, logA, U, reading):
     return float(np.log(val)) if val > 0 else float("nan")
 
 
-# -- the claims ----------------------------------------------------------------------------------------
-from hypothesis import strategies as st  # noqa: E402
-
-from ntpcheck.linear import LinearInstance  # noqa: E402
-
-from ..framework.checks import falsified, holds, outside, requires, worst  # noqa: E402
-from ..framework.claim import Claim, Finding, Structural, Tighten  # noqa: E402
-from ..framework.parts import Part  # noqa: E402
-from ..framework.verdicts import Outcome, Verdict  # noqa: E402
-from .logcheck import LOG_TOL, log_inequality  # noqa: E402
+# -- the claims ---------------------------------------------------------------------------------------
 
 
 def lemma5_instances(profile: str) -> st.SearchStrategy[LinearInstance]:
@@ -249,8 +247,6 @@ def _hyp(ev) -> bool:
     return bool(ev.compat.compatible and ev.sep.separable and (~D.mask).any() and 0 < ev.instance.param("alpha") < 1
                 and ev.instance.param("rho") <= 1.0)
 
-
-_needs = requires(_hyp, "not compatible and separable with some S_j < V, or alpha outside (0, 1), or rho > 1 (Eq. 22)")
 
 LEMMA5_PARTS = (Part("1+alpha", "constant", "the factor (1 + alpha) of the genie point in (14)"),
                 Part("R(alpha)", "threshold", "the threshold (23) on ||W_perp||"))
@@ -323,6 +319,7 @@ def check_eq20_21(ev, *, reading: str) -> Outcome:
     """(20) ``CE(W) − base ≥ e^{−R′(1−δ)}/(n(A_max+1))`` and (21) ``CE(W_ℱ+(1+α)R′W^mm) − base ≤
     V e^{−R′(1+α)}/A_min`` at the test point, in Case 2 (``‖W^mm − W̃_⊥‖ > α/M``), with "CE" read as
     the printed (15)/(16) (``"sum"``) or as CE itself (``"product"``)."""
+    n_c, V_c = mutable("n", float(ev.data.n), DOWN), mutable("V", float(ev.data.V), DOWN)  # the parts (1/n, V)
     if not _hyp(ev):
         return outside("not compatible and separable with some S_j < V, or alpha outside (0, 1), or rho > 1")
     D = ev.data
@@ -332,7 +329,7 @@ def check_eq20_21(ev, *, reading: str) -> Outcome:
     W_perp = float(ev.instance.param("stretch")) * R * u
     if np.linalg.norm(ev.w_mm - nwm * u) <= alpha / M_const(D.H):
         return outside("Case 1 of the proof (W_perp aligned with W^mm within alpha/M): (20)-(21) are not used")
-    b = proof_bounds(D, W_F, W_perp, alpha, ev.w_mm, reading)
+    b = proof_bounds(D, W_F, W_perp, alpha, ev.w_mm, reading, n=n_c, V=V_c)
     what20 = f"(20) [{reading}]: CE(W) - base >= e^(-R'(1-delta))/(n(A_max+1))"
     if not np.isfinite(b["lhs20"]):
         return falsified(-1.0, f"{what20}: CE(W) - base is not positive (delta = {b['delta']:.3g})", **b)

@@ -34,7 +34,7 @@ import warnings
 
 import numpy as np
 
-from ntpcheck.linear import LinearInstance, NTPData
+from ntpcheck.linear import NTPData
 from ntpcheck.linear.dynamics import one_minus_cos
 from ntpcheck.linear.excess import excess
 
