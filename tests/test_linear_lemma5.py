@@ -11,7 +11,8 @@ import pytest
 from ntpcheck.linear import NTPData
 from ntpcheck.linear.dynamics import References
 from ntpcheck.properties.framework import Verdict, run_claim
-from ntpcheck.properties.thrampoulidis2024.lemma5 import LEMMA5_CLAIMS, READINGS_23, lemma5_sides, log_out, threshold
+from ntpcheck.properties.thrampoulidis2024.lemma5 import READINGS_23, lemma5_sides, log_out, threshold
+from ntpcheck.properties.thrampoulidis2024.lemma5_claims import LEMMA5_CLAIMS
 
 FINDINGS = [c for c in LEMMA5_CLAIMS if c.finding is not None]
 

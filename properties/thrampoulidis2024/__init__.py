@@ -16,7 +16,7 @@ from ..framework.claim import Paper
 from . import setups
 from .claims import CLAIMS as STATIC_CLAIMS
 from .dynamics import DYNAMICS_CLAIMS
-from .lemma5 import LEMMA5_CLAIMS
+from .lemma5_claims import LEMMA5_CLAIMS
 from .regpath import REGPATH_CLAIMS
 
 CLAIMS = STATIC_CLAIMS + REGPATH_CLAIMS + DYNAMICS_CLAIMS + LEMMA5_CLAIMS

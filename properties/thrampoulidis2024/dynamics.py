@@ -38,17 +38,13 @@ from ..framework.claim import Claim, Finding, Structural, Tighten
 from ..framework.parts import DOWN, UP, Part, mutable
 from ..framework.evidence import evidence
 from ..framework.verdicts import Outcome, Verdict
+from .examples import toy
+from .setups import HYP, SIZES
 from .trends import limit_infinity, limit_zero
 
 __all__ = ["DYNAMICS_CLAIMS", "HYP", "gd_instances", "hypotheses_met", "check_lemma2", "check_thm2", "check_lemma4_3",
-           "check_lemma4_4", "toy", "inseparable_far", "dist_floor"]
+           "check_lemma4_4", "inseparable_far", "dist_floor"]
 
-#: The hypotheses of the dynamics results: NTP_H-compatible, NTP-separable, some S_j < V.
-HYP = ("compatible", "separable", "S<V")
-#: Sizes per profile (contexts, tokens, extra dimensions), as the static claims'.
-SIZES = {"quick": dict(max_contexts=3, max_vocab=4, max_extra_dims=2),
-         "default": dict(max_contexts=4, max_vocab=6, max_extra_dims=3),
-         "thorough": dict(max_contexts=6, max_vocab=8, max_extra_dims=4)}
 #: Decades of the run the trends are fitted on (k in [steps/100, steps]).
 DECADES = 2.0
 
@@ -126,14 +122,6 @@ def check_lemma4_4(ev) -> Outcome:
 
 
 # -- sabotages -----------------------------------------------------------------------------------
-def toy() -> LinearInstance:
-    """The shape of the paper's Fig. 1 (d = 2, m = 3, V = 5, supports {1,2,5}, {1,4,5}, {2,3,4}),
-    with unit contexts at angles 0.3, 2.2, 4.1 rad and fixed counts: ``W⋆ ≠ 0``."""
-    ang = np.array([0.3, 2.2, 4.1])
-    return LinearInstance(NTPData(np.vstack([np.cos(ang), np.sin(ang)]),
-                                  np.array([[3, 2, 0, 0, 4], [2, 0, 0, 3, 1], [0, 4, 1, 2, 0]])))
-
-
 def inseparable_far():
     """Data that are not NTP-separable (d = 1, two contexts h = 1 and h = −2 both followed by token A
     only: no ``w = w_A − w_B`` has ``w ≥ 1`` and ``−2w ≥ 1``) with GD started far out,

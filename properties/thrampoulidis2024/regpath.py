@@ -43,7 +43,8 @@ from ..framework.claim import Claim, Structural, Tighten
 from ..framework.evidence import evidence
 from ..framework.parts import DOWN, STEEPER_UP, Part, mutable
 from ..framework.verdicts import Outcome
-from .dynamics import HYP, SIZES, toy
+from .examples import toy
+from .setups import HYP, SIZES
 from .bounds import C_const, M_const
 from .lemma5 import log_out
 from .logcheck import log_inequality
