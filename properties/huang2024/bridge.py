@@ -153,6 +153,8 @@ def check_gd_frozen(ev) -> Outcome:
     from ntpcheck.linear.svm import separability
 
     inst = ev.instance
+    if len({s.weight for s in inst.dataset.samples}) > 1:
+        return outside("the samples' weights differ: the linear model's data are counts (the bridge uses unit weights)")
     D = mean_contexts(inst)
     if not (compatibility(D).compatible and separability(D).separable and (~D.mask).any()):
         return outside("the mean-embedding contexts are not NTP_H-compatible and NTP-separable with some S_j < V")
