@@ -154,3 +154,10 @@ def test_regularization_path_walks_upwards_until_uncertified():
     refs = References.of(D)
     omc = one_minus_cos(path.W, refs.W_mm)
     assert omc[-1] < omc[0] / 50  # the direction approaches W̄^mm (Thm. 1's trend, checked properly in the claims)
+
+
+def test_loop_codes_match_the_compiled_module():
+    from ntpcheck.linear import _loops, dynamics
+
+    assert dynamics._CODE == {"gd": _loops.GD, "ngd": _loops.NGD, "adam": _loops.ADAM}
+    assert dynamics._STATUS == {_loops.DONE: "done", _loops.ZERO_GRADIENT: "zero gradient", _loops.NOT_FINITE: "not finite"}

@@ -58,3 +58,11 @@ def test_bridge_contexts():
     Dq = query_contexts(inst)
     G = Dq.H.T @ Dq.H
     assert np.allclose(G, np.eye(Dq.m))
+
+
+def test_embeddings_reading_only_for_fig345(tmp_path, capsys):
+    from ntpcheck.app.cli import main
+
+    assert main(["reproduce", "linear-fig12", "--embeddings-reading", "unit", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "only applies to reproduce linear-fig345" in err and len(err.splitlines()) == 1
