@@ -279,7 +279,7 @@ DYNAMICS_CLAIMS = DYNAMICS_CLAIMS + tuple(
     Claim("T2-pf", "App. E.1.3", f"<W_k/||W_k||, W^mm/||W^mm||> >= Thm. 2's telescoped bound for k >= k0 ({reading}; "
           f"k0 from (23) {r23})", HYP, t2pf_instances,
           (lambda reading, r23: (lambda ev: check_t2pf(ev, reading=reading, reading_23=r23)))(reading, r23),
-          setup=gd_setup, reading=f"{reading}, (23) {tag}", slug=f"t2pf-{'printed' if reading == T2PF_READINGS[0] else 'derived'}-{tag}",
+          setup=gd_setup, reading=f"{reading}, (23) {tag}", slug=f"t2pf-{'printed' if reading == T2PF_READINGS[0] else 'derived'}-{tag.lower()}",
           **(dict(expect=Verdict.FALSIFIED, finding=T2PF_FINDING, examples=(t2pf_counterexample,),
                   score=(lambda r23: (lambda ev: t2pf_score(ev, r23)))(r23)) if reading == T2PF_READINGS[0]
              else dict(sabotage=Tighten(t2pf_reference), parts=T2PF_PARTS)))
