@@ -55,6 +55,10 @@ class Instance:
         :func:`ntpcheck.training.idealised_stage1`).
     algorithm : Variant or None
         The training algorithm (:mod:`ntpcheck.algorithms`); None: Algorithm 1.
+    target_A : float or None
+        A requested stage-1 margin ``A = T eta_0 / (4 ||W*_ov||^2)`` (drawn by a
+        search): :meth:`with_margin` turns it into ``eta_0``.  Never trained with:
+        a claim's setup resolves it, so printed instances carry ``eta_0`` itself.
     """
 
     dataset: Dataset
@@ -65,6 +69,25 @@ class Instance:
     eta: float | None = None
     stage1_margin: float | None = None
     algorithm: Variant | None = None
+    target_A: float | None = None
+
+    def with_margin(self, w_ov_star_norm: float | None) -> "Instance":
+        """The instance with ``target_A`` resolved: ``eta_0 = 4 A ||W*_ov||^2 / T`` (Cor. 1's
+        ``A = T C_0``, ``C_0 = eta_0 / (4 ||W*_ov||^2)``) and ``target_A`` cleared; unchanged
+        apart from the clearing where there is no stage 1 (``T = 0``) or no ``||W*_ov||``
+        (None: Eq. (2) infeasible).
+
+        Examples
+        --------
+        >>> import ntpcheck
+        >>> Instance(ntpcheck.loads("A -> B\\n"), T=100, target_A=2.0).with_margin(0.5).eta0
+        0.02
+        """
+        if self.target_A is None:
+            return self
+        if self.T == 0 or not w_ov_star_norm:
+            return replace(self, target_A=None)
+        return replace(self, eta0=4 * self.target_A * w_ov_star_norm**2 / self.T, target_A=None)
 
     def with_params(self, **params) -> "Instance":
         """The same data with other training parameters (``T``, ``T2``, ``eta0``, ``eta``, ``stage1_margin``)."""
@@ -100,7 +123,7 @@ class Instance:
         from .textformat import dumps
 
         emb = None if self.embeddings is None else self.E.tobytes()
-        return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin, self.algorithm)
+        return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin, self.algorithm, self.target_A)
 
     def header(self) -> Header:
         """The text format's header of this instance (:mod:`ntpcheck.textheader`): its
@@ -137,7 +160,7 @@ class Instance:
         if self.embeddings is not None:
             extra.append(f"embeddings=<{self.E.shape[0]}x{self.E.shape[1]}>")
         extra += [f"T={self.T}", f"T2={self.T2}"] + ([f"algorithm={self.algorithm.name}"] if self.algorithm is not None else [])
-        for name in ("eta0", "eta", "stage1_margin"):
+        for name in ("eta0", "eta", "stage1_margin", "target_A"):
             if getattr(self, name) is not None:
                 extra.append(f"{name}={getattr(self, name)!r}")
         return f"Instance({self.dataset!r}, {', '.join(extra)})"

@@ -7,6 +7,7 @@ violating(assumption, ...) instances breaking exactly one of "1i", "1ii", "2", "
 embeddings(n_tokens, ...)  orthonormal (Assumption 2) or non-orthonormal embeddings
 training_params(...)       T, T', eta_0, eta around the paper's Section 7 choices
 instances(datasets, ...)   datasets + embeddings + training parameters: Instance
+searched_params(...)       the stage-1 margin A and stage 2's eta a claim quantifies over: dict
 
 Thrampoulidis (2024), the linear model (:mod:`.linear`, :mod:`.linear_breakers`):
 
@@ -25,7 +26,7 @@ text format, so a failing example can be pasted into ``ntpcheck check``.
 from .breakers import BREAKABLE, GADGETS, violating
 from .datasets import MAX_WEIGHT_RATIO, STEERS, realizable_datasets, token_names
 from .embeddings import embeddings
-from .params import instances, training_params
+from .params import instances, log_uniform, searched_params, training_params
 from .linear import linear_instances, sequence_sets, step_sizes
 from .linear_breakers import LINEAR_CONDITIONS, linear_breaking
 
@@ -35,6 +36,8 @@ __all__ = [
     "embeddings",
     "training_params",
     "instances",
+    "searched_params",
+    "log_uniform",
     "BREAKABLE",
     "GADGETS",
     "token_names",

@@ -36,6 +36,20 @@ is realizable and the embeddings are drawn non-orthonormal instead):
     1ii ``A -> B, A B -> B, B -> A, A B -> A``; 3 ``A -> B, A B -> B,
     A B B -> B``; prefix ``A -> B, A A -> B``.
 
+*general data* (``prefix_closed=False``, the matrix's "general data" rows)
+    the base is general realizable data (prefix closure mostly fails, and is
+    no condition of the row) and the candidates are those above plus, for
+    Assumption 3, every multiplicity of any non-optimal token ``t`` of a base
+    sample ``X -> y``: ``X`` with ``t`` repeated ``k`` times, ``|I(n)| < k``,
+    up to ``L_max`` (:func:`_multiplied`); the degree of any violation (how
+    many offending samples, 1 to 3) is drawn and shrinks to 1.  Shrinks to
+    one sentence whose non-optimal token occurs twice and its optimal token
+    once, with at most four samples (``tests/test_readings.py``).
+
+Assumption 2 is broken at every degree (:mod:`.embeddings`): the smallest
+defect an example shrinks to is an inner product of about 0.03 between two
+columns, or a column of norm 1.01.
+
 Gadgets (each is minimal for its kind; see ``tests/test_strategies.py``):
 
 ====== ================= ===============================================
@@ -67,9 +81,9 @@ from ntpcheck.textformat import loads
 
 from ._validation import check_bounds, check_choice, check_int
 from .datasets import STEERS, WEIGHTS, draw_realizable, token_names
-from .embeddings import non_orthonormal_matrices
+from .embeddings import non_orthonormal_matrices, orthonormal_matrices
 
-__all__ = ["violating", "GADGETS", "BREAKABLE", "KINDS"]
+__all__ = ["violating", "breaks_exactly", "GADGETS", "BREAKABLE", "KINDS"]
 
 #: The kinds of violation ``violating`` draws, in shrinking order.
 KINDS = ("isolated", "embedded")
@@ -108,13 +122,38 @@ def _instantiate(text: str, names: list[str]) -> Dataset:
     return loads("\n".join(lines) + "\n")
 
 
-def _candidates(condition: str, b, max_len: int) -> list[tuple[tuple[str, ...], ...]]:
+def _multiplied(base, n: dict, max_len: int) -> list[tuple[tuple[str, ...], ...]]:
+    """Assumption 3 broken at every degree on general data: for a sample ``X -> y`` with
+    optimal positions ``I`` and a non-optimal token ``t`` of ``X``, the sentence ``X`` with
+    ``t`` repeated ``k`` times (``k`` from ``|I| + 1`` up to what ``max_len`` allows), the
+    extra copies put first or just before the query (attention has no positions: only
+    the multiset and the query matter), with the same query and next token, so the new
+    sample shares its query and tokens with ``X -> y``.  Shorter sentences come first."""
+    out = []
+    for X, y in base:
+        n_opt = sum(n.get(x) == y for x in X)
+        if not n_opt:
+            continue
+        for t in dict.fromkeys(X):
+            if n.get(t) == y:
+                continue
+            for k in range(max(n_opt + 1, X.count(t) + 1), max_len - len(X) + X.count(t) + 1):
+                extra = (t,) * (k - X.count(t))
+                for S in dict.fromkeys((extra + X, X[:-1] + extra + X[-1:])):
+                    out.append(((S, y),))
+    out.sort(key=lambda add: len(add[0][0]))
+    return out
+
+
+def _candidates(condition: str, b, max_len: int, prefix_closed: bool = True) -> list[tuple[tuple[str, ...], ...]]:
     """Additions to the base (each a tuple of (sentence, next) pairs) that may break ``condition``.
 
     Every sentence added is a base sentence ``X`` or ``X y`` for a base sample
     ``X -> y`` (whose prefixes are all samples), except for ``"prefix"``, whose
-    ``X t`` skips the sample ``X -> t``; which candidates break exactly
-    ``condition`` is decided by the caller."""
+    ``X t`` skips the sample ``X -> t``, and except on general data
+    (``prefix_closed=False``), where Assumption 3 is also broken by any
+    multiplicity of a non-optimal token (:func:`_multiplied`); which
+    candidates break exactly ``condition`` is decided by the caller."""
     n = b.n
     base = [(smp.sentence, smp.next) for smp in b.samples]
     keys = set(base)
@@ -131,28 +170,55 @@ def _candidates(condition: str, b, max_len: int) -> list[tuple[tuple[str, ...], 
     elif condition == "3":
         out += [((X + (y,), y), (X + (y, y), y)) for X, y in base if len(X) + 2 <= max_len and n.get(y) != y]
         out += [((S, n[t]),) for X, y, S in stems if len(S) > 2 for t in dict.fromkeys(S) if t in n and (S, n[t]) not in keys]
+        if not prefix_closed:
+            out += _multiplied(base, n, max_len)
     elif condition == "prefix":
         out += [((X + (t,), n[o]),) for X, y in base if len(X) < max_len for t in vocab if t != y and (X, t) not in keys
                 for o in dict.fromkeys(X + (t,)) if o in n]
     return out
 
 
-def _draw_embedded(draw, condition: str, pool: list[str], *, max_len: int, max_samples: int, min_vocab: int) -> Dataset | None:
+def breaks_exactly(ds: Dataset, condition: str, *, prefix_closed: bool = True) -> bool:
+    """Whether ``ds`` breaks ``condition`` and no other condition of the row: on general data
+    (``prefix_closed=False``) prefix closure is no condition, so it may fail too."""
+    bad = set(failed(check_all(ds)))
+    if not prefix_closed and condition != "prefix":
+        bad.discard("prefix")
+    return bad == {condition}
+
+
+def _draw_embedded(draw, condition: str, pool: list[str], *, max_len: int, max_samples: int, min_vocab: int,
+                   prefix_closed: bool = True) -> Dataset | None:
     """A base dataset with an embedded violation of ``condition``; a base on which no
-    candidate works is redrawn with one more sentence (up to three); None if none works."""
+    candidate works is redrawn with one more sentence (up to three); None if none works.
+
+    On general data the degree of the violation is drawn too (shrinking to 1): up to
+    two further candidates are added after the first when the result still breaks
+    exactly ``condition`` (more offending samples, or for Assumption 3 more sentences
+    with a repeated non-optimal token), each with its own weight.  (On prefix-closed
+    data one addition, as the shrunk minima below were measured.)"""
+    degree = 1 + draw(st.integers(0, 2)) if not prefix_closed else 1
     for min_sentences in (1, 2, 3):
-        b = draw_realizable(draw, pool, max_len=max_len, max_samples=max(1, max_samples - 2), prefix_closed=True,
+        b = draw_realizable(draw, pool, max_len=max_len, max_samples=max(1, max_samples - 2), prefix_closed=prefix_closed,
                             min_sentences=min_sentences, steer=STEERS)
-        cands = _candidates(condition, b, max_len)
+        cands = _candidates(condition, b, max_len, prefix_closed)
         if not cands:
             continue
         start = draw(st.integers(0, len(cands) - 1))
         weight = draw(WEIGHTS)
+        samples: list[Sample] = list(b.samples)
+        added = 0
         for k in range(min(len(cands), _MAX_TRIES)):
-            added = [Sample(sent, y, weight) for sent, y in cands[(start + k) % len(cands)]]
-            ds = Dataset.from_samples([*b.samples, *added])
-            if ds.n_samples <= max_samples and failed(check_all(ds)) == [condition]:
-                return padded_dataset(ds.samples, min_vocab, pool)
+            more = [Sample(sent, y, weight) for sent, y in cands[(start + k) % len(cands)]]
+            ds = Dataset.from_samples([*samples, *more])
+            # Weights never decide a condition, so each further addition's weight is drawn once it is kept.
+            if ds.n_samples <= max_samples and breaks_exactly(ds, condition, prefix_closed=prefix_closed):
+                samples, added = list(ds.samples), added + 1
+                if added == degree:
+                    break
+                weight = draw(WEIGHTS)
+        if added:
+            return padded_dataset(samples, min_vocab, pool)
     return None
 
 
@@ -164,6 +230,8 @@ def violating(
     max_len: int = 6,
     max_samples: int = 12,
     kinds: tuple[str, ...] = KINDS,
+    prefix_closed: bool = True,
+    embeddings: str = "canonical",
 ):
     """Instances that break exactly ``assumption`` and satisfy every other condition.
 
@@ -177,11 +245,19 @@ def violating(
     kinds : tuple of {"isolated", "embedded"}
         Which kinds of violation to draw (see the module docstring); both by
         default.  Ignored for ``"2"``.
+    prefix_closed : bool
+        The data reading of the row: True breaks ``assumption`` on prefix-closed data
+        (Section 3's convention, kept); False on general realizable data
+        (:func:`~.datasets.realizable_datasets` with ``prefix_closed=False``), whose
+        prefix closure is no condition and mostly fails.
+    embeddings : {"canonical", "orthonormal"}
+        The embeddings of the row (except for ``"2"``, which draws
+        non-orthonormal ones): canonical, or random orthonormal with ``d`` in
+        ``[|V|, |V| + 2]``.
 
     Returns
     -------
     SearchStrategy[ntpcheck.instance.Instance]
-        Canonical embeddings except for ``"2"``.
 
     Shrinks towards the isolated gadget alone (the base shrinks to
     nothing), the first variant in the table below; embedded violations
@@ -198,13 +274,17 @@ def violating(
     if isinstance(kinds, str) or not kinds or not set(kinds) <= set(KINDS):
         raise InvalidArgument(f"kinds={kinds!r} must be a non-empty tuple of {KINDS}")
     kinds = tuple(k for k in KINDS if k in kinds)
+    if not isinstance(prefix_closed, bool):
+        raise InvalidArgument(f"prefix_closed={prefix_closed!r} must be a bool")
+    check_choice("embeddings", embeddings, ("canonical", "orthonormal"))
 
     if assumption == "2":
         from .datasets import realizable_datasets
 
         if max_vocab < 2:
             raise InvalidArgument("breaking Assumption 2 needs max_vocab >= 2")
-        base = realizable_datasets(min_vocab=max(min_vocab, 2), max_vocab=max_vocab, max_len=max_len, max_samples=max_samples)
+        base = realizable_datasets(min_vocab=max(min_vocab, 2), max_vocab=max_vocab, max_len=max_len, max_samples=max_samples,
+                                   prefix_closed=prefix_closed, steer=STEERS if not prefix_closed else ())
 
         @st.composite
         def _bad_embeddings(draw):
@@ -231,7 +311,7 @@ def violating(
         variant, text, nv, ns = draw(st.sampled_from(fitting))
         pool = token_names(max_vocab - nv)
         base = draw_realizable(
-            draw, pool, max_len=max_len, max_samples=max_samples - ns, prefix_closed=True, min_sentences=0
+            draw, pool, max_len=max_len, max_samples=max_samples - ns, prefix_closed=prefix_closed, min_sentences=0
         ) if pool and max_samples > ns else None
         taken = {t for smp in (base.samples if base else []) for t in (*smp.sentence, smp.next)}
         names = [t for t in token_names(max_vocab) if t not in taken][:nv]
@@ -243,9 +323,12 @@ def violating(
     def _violating(draw):
         if draw(st.sampled_from(kinds)) == "embedded":
             ds = _draw_embedded(draw, assumption, token_names(max_vocab), max_len=max_len, max_samples=max_samples,
-                                min_vocab=min_vocab)
+                                min_vocab=min_vocab, prefix_closed=prefix_closed)
             if ds is not None:
-                return Instance(ds)
-        return Instance(draw(_isolated()))
+                return _with_embeddings(draw, ds)
+        return _with_embeddings(draw, draw(_isolated()))
+
+    def _with_embeddings(draw, ds: Dataset) -> Instance:
+        return Instance(ds, draw(orthonormal_matrices(ds.n_vocab)) if embeddings == "orthonormal" else None)
 
     return _violating()

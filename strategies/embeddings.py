@@ -44,8 +44,16 @@ def orthonormal_matrices(n_tokens: int, d: int | None = None) -> st.SearchStrate
     return st.one_of(sp, rot)
 
 
+#: The degree of a violation of Assumption 2, +-0.01 to +-0.99 (log-spaced, 100 values a sign),
+#: shrinking to +0.01: the mixing coefficient of a correlated pair (times 3, so that inner
+#: products run from about 0.03 to 0.95) and the scale defect of an unnormalised column.
+_DEGREE = st.tuples(st.integers(0, 99), st.booleans()).map(lambda a: (-1 if a[1] else 1) * 0.01 * 99 ** (a[0] / 99))
+
+
 def non_orthonormal_matrices(n_tokens: int, kind: str | None = None) -> st.SearchStrategy[np.ndarray]:
-    """Embeddings that break Assumption 2 (``kind``: correlated, unnormalised, low-dim, or any)."""
+    """Embeddings that break Assumption 2 (``kind``: correlated, unnormalised, low-dim, or any),
+    at every degree (:data:`_DEGREE`): shrinks towards the smallest defect, an inner product
+    of about 0.03 between two columns or a column of norm 1.01."""
 
     def correlated(args):
         seed, c, i, j = args
@@ -69,8 +77,8 @@ def non_orthonormal_matrices(n_tokens: int, kind: str | None = None) -> st.Searc
 
     seeds = st.integers(0, 2**32 - 1)
     kinds = {
-        "correlated": st.tuples(seeds, st.sampled_from([0.5, 0.1, -0.3, 1.0]), st.integers(0, 99), st.integers(0, 99)).map(correlated),
-        "unnormalised": st.tuples(seeds, st.sampled_from([2.0, 0.5, 1.5, 0.8]), st.integers(0, 99)).map(unnormalised),
+        "correlated": st.tuples(seeds, _DEGREE.map(lambda c: c * 3), st.integers(0, 99), st.integers(0, 99)).map(correlated),
+        "unnormalised": st.tuples(seeds, _DEGREE.map(lambda c: 1 + c), st.integers(0, 99)).map(unnormalised),
         "low-dim": seeds.map(low_dim),
     }
     if n_tokens < 2:

@@ -12,7 +12,7 @@ from ntpcheck.training import TrainingConfig
 
 from ._validation import check_bounds, check_choice, check_int
 
-__all__ = ["training_params", "instances"]
+__all__ = ["training_params", "instances", "log_uniform", "searched_params"]
 
 
 def _check_eta(name: str, lo: float, hi: float) -> None:
@@ -98,3 +98,37 @@ def instances(
         return datasets.map(lambda d: combine(d, fixed))
     params = training_params() if params is None else params
     return st.tuples(datasets, params).map(lambda args: combine(*args))
+
+
+def log_uniform(lo: float, hi: float, *, steps: int = 200) -> st.SearchStrategy[float]:
+    """Values ``lo (hi/lo)^(k/steps)`` for ``k`` in ``[0, steps]``: log-uniform on a grid
+    (exact, so printed values replay), shrinking towards ``lo``."""
+    _check_eta("value", lo, hi)
+    return st.integers(0, steps).map(lambda k: float(lo * (hi / lo) ** (k / steps)))
+
+
+def searched_params(
+    *,
+    min_A: float = 0.1,
+    max_A: float = 30.0,
+    min_eta: float | None = 0.005,
+    max_eta: float | None = 1.0,
+) -> st.SearchStrategy[dict]:
+    """Training parameters a claim quantifies over, drawn within its hypotheses:
+    ``{"target_A": A, "eta": eta}``.
+
+    ``A = T eta_0 / (4 ||W*_ov||^2)`` is the stage-1 margin (how sharp the frozen
+    ``W_ov`` makes the output softmax), drawn log-uniformly in ``[min_A, max_A]``;
+    a claim's setup turns it into ``eta_0`` once ``||W*_ov||`` is known
+    (:meth:`ntpcheck.instance.Instance.with_margin`).  ``eta`` (stage 2) is drawn
+    log-uniformly in ``[min_eta, max_eta]`` (None: the claim fixes it).
+    Each is None (the paper's Section 7 choice) about half of the time, and
+    shrinks to None: minimal examples keep today's defaults.
+    """
+    _check_eta("A", min_A, max_A)
+    eta = st.none()
+    if min_eta is not None or max_eta is not None:
+        if min_eta is None or max_eta is None:
+            raise InvalidArgument("give both min_eta and max_eta, or neither")
+        eta = st.one_of(st.none(), log_uniform(min_eta, max_eta))
+    return st.fixed_dictionaries({"target_A": st.one_of(st.none(), log_uniform(min_A, max_A)), "eta": eta})

@@ -243,8 +243,10 @@ class Paper:
     conditions : tuple of str
         The conditions the necessity matrix drops one at a time.
     breaking : callable
-        ``breaking(condition, profile) -> SearchStrategy[Instance]``: instances
-        that break exactly that condition.
+        ``breaking(condition, profile, data) -> SearchStrategy[Instance]``: instances
+        that break exactly that condition, on the data reading ``data`` of the
+        claim (its ``data``, which the paper may inspect: prefix closure,
+        embeddings, drawn parameters).
     violated : callable
         ``violated(instance) -> list of str``: the conditions an instance breaks
         (used to file the claims' pinned examples under the matrix's columns).
@@ -268,7 +270,7 @@ class Paper:
     title: str
     claims: tuple[Claim, ...]
     conditions: tuple[str, ...]
-    breaking: Callable[[str, str], Any]
+    breaking: Callable[[str, str, Any], Any]
     violated: Callable[[Any], list[str]] = lambda inst: []
     variants: tuple = ()
     algorithm_claims: tuple[tuple[str, str], ...] = ()

@@ -2,7 +2,9 @@
 
 For each claim with a ``setup`` and each condition of its paper, the claim's
 checker runs (through the ordinary runner) on instances drawn from
-``paper.breaking(condition, profile)``, with the claim's own training
+``paper.breaking(condition, profile, claim.data)``: the condition broken on
+the claim's own data reading (a "general data" row breaks it on general data,
+a prefix-closed row on prefix-closed data), with the claim's own training
 parameters.  A ``holds`` where the claim lists the condition means the claim
 did not need it (on the instances tried); a ``falsified`` where the claim
 does *not* list it means it relies on a condition it does not state.
@@ -43,7 +45,7 @@ class MatrixCell:
 
 def _without(paper: Paper, claim: Claim, condition: str, pins: tuple) -> Claim:
     """``claim`` on data that breaks exactly ``condition``, with the pinned examples ``pins``."""
-    return dataclasses.replace(claim, data=lambda profile: paper.breaking(condition, profile), examples=pins)
+    return dataclasses.replace(claim, data=lambda profile: paper.breaking(condition, profile, claim.data), examples=pins)
 
 
 def matrix_cells(paper: Paper, claims: Iterable[Claim], profile: str, seed: int, progress=None, *,

@@ -13,6 +13,7 @@ breaks Assumption 1(i)); the runner reports that as an ``error`` outcome.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 from hypothesis import strategies as st
@@ -23,14 +24,18 @@ from ntpcheck.instance import Instance
 from ntpcheck.model import safe_norm
 from ntpcheck.training import TrainingConfig
 
-from ntpcheck.strategies import STEERS, instances, realizable_datasets, token_names, violating
+from ntpcheck.strategies import STEERS, instances, realizable_datasets, searched_params, token_names, violating
 
 from ..framework.evidence import evidence
 from . import bounds, quantities
 
 __all__ = [
     "SIZES",
+    "A_RANGE",
+    "ETA_RANGE",
+    "Reading",
     "realizable",
+    "with_margin",
     "fixed",
     "shared_query",
     "section7",
@@ -61,16 +66,67 @@ Data = Callable[[str], st.SearchStrategy]
 ParamMap = Callable[[Instance], Instance]
 
 
-def realizable(*, prefix_closed: bool = True, embeddings: str = "canonical", steer=STEERS) -> Data:
-    """Realizable datasets (Assumptions 1-3) sized for the profile, as instances,
-    steered (by default) towards every structure of :data:`~ntpcheck.strategies.STEERS`."""
+#: The stage-1 margin ``A = T eta_0/(4 ||W*_ov||^2)`` a search draws (log-uniform): from a soft
+#: output softmax to the sharp one of the paper's Section 7 run (A of order 10 with |V| = 20).
+A_RANGE = (0.1, 30.0)
+#: Stage 2's step size a search draws (log-uniform): Theorems 1-3 ask ``eta <= O(1)``; the
+#: lemmas behind them are read under the same hypothesis.
+ETA_RANGE = (0.005, 1.0)
 
-    def data(profile: str) -> st.SearchStrategy[Instance]:
+
+@dataclass(frozen=True)
+class Reading:
+    """A claim's data reading (``profile -> SearchStrategy[Instance]``): realizable data
+    (Assumptions 1-3), prefix-closed or general, with its embeddings and the training
+    parameters the claim quantifies over.  The necessity matrix breaks one condition at a
+    time *on the same reading* (:func:`breaking`).
+
+    Attributes
+    ----------
+    prefix_closed : bool
+        Section 3's convention (True), or general realizable data.
+    embeddings : {"canonical", "orthonormal", "drawn"}
+        ``"drawn"``: canonical or random orthonormal with ``d`` in ``[|V|, |V| + 2]``
+        (Assumption 2 either way; shrinks to canonical).
+    steer : frozenset
+    A, eta : (lo, hi) or None
+        Ranges of the drawn stage-1 margin and stage-2 step size
+        (:func:`ntpcheck.strategies.searched_params`); None: not drawn (the setup's own).
+    """
+
+    prefix_closed: bool = True
+    embeddings: str = "canonical"
+    steer: frozenset = STEERS
+    A: tuple[float, float] | None = None
+    eta: tuple[float, float] | None = None
+
+    def __call__(self, profile: str) -> st.SearchStrategy[Instance]:
         sizes = SIZES[profile]
-        ds = realizable_datasets(prefix_closed=prefix_closed, steer=steer, **sizes)
-        return instances(ds, TrainingConfig(), embeddings=embeddings)
+        ds = realizable_datasets(prefix_closed=self.prefix_closed, steer=self.steer, **sizes)
+        emb = "orthonormal" if self.embeddings == "orthonormal" else "canonical"
+        insts = instances(ds, TrainingConfig(), embeddings=emb)
+        if self.embeddings == "drawn":
+            insts = insts.flatmap(lambda i: st.one_of(st.just(i), instances(st.just(i.dataset), TrainingConfig(), embeddings="orthonormal")))
+        return self.with_params(insts)
 
-    return data
+    def with_params(self, insts: st.SearchStrategy[Instance]) -> st.SearchStrategy[Instance]:
+        """``insts`` with this reading's training parameters drawn (none drawn: unchanged)."""
+        if self.A is None and self.eta is None:
+            return insts
+        A = self.A or A_RANGE
+        eta = self.eta or (None, None)
+        params = searched_params(min_A=A[0], max_A=A[1], min_eta=eta[0], max_eta=eta[1])
+        if self.A is None:
+            params = params.map(lambda p: {**p, "target_A": None})
+        return st.tuples(insts, params).map(lambda a: a[0].with_params(**{k: v for k, v in a[1].items() if v is not None}))
+
+
+def realizable(*, prefix_closed: bool = True, embeddings: str = "canonical", steer=STEERS,
+               A: tuple[float, float] | None = None, eta: tuple[float, float] | None = None) -> Reading:
+    """Realizable datasets (Assumptions 1-3) sized for the profile, as instances,
+    steered (by default) towards every structure of :data:`~ntpcheck.strategies.STEERS`,
+    with the training parameters ``A`` and ``eta`` drawn in the given ranges (:class:`Reading`)."""
+    return Reading(prefix_closed, embeddings, frozenset(steer), A, eta)
 
 
 def shared_query(profile: str) -> st.SearchStrategy[Instance]:
@@ -129,9 +185,16 @@ def section7(profile: str) -> st.SearchStrategy[Instance]:
     return st.integers(0, 2**31 - 1).map(lambda seed: Instance(random_realizable_dataset(20, 90, seed=seed, approximate=True), None, T=900, T2=900))
 
 
-def breaking(condition: str, profile: str) -> st.SearchStrategy[Instance]:
-    """Instances that break exactly ``condition`` (for the assumption-necessity matrix)."""
-    return violating(condition, **SIZES[profile])
+def breaking(condition: str, profile: str, data=None) -> st.SearchStrategy[Instance]:
+    """Instances that break exactly ``condition`` (for the assumption-necessity matrix), on
+    the claim's own data reading ``data`` (a :class:`Reading`: prefix-closed or general data,
+    its embeddings, its drawn parameters; Section 3's prefix-closed data otherwise)."""
+    reading = data if isinstance(data, Reading) else Reading()
+    emb = "orthonormal" if reading.embeddings == "orthonormal" else "canonical"
+    insts = violating(condition, prefix_closed=reading.prefix_closed, embeddings=emb, **SIZES[profile])
+    if reading.embeddings == "drawn" and condition != "2":
+        insts = insts.flatmap(lambda i: st.one_of(st.just(i), instances(st.just(i.dataset), TrainingConfig(), embeddings="orthonormal")))
+    return reading.with_params(insts)
 
 
 def violated(inst: Instance) -> list[str]:
@@ -158,17 +221,32 @@ def one_self_loop() -> Instance:
     return Instance(ntpcheck.loads("A -> A\nvocab: A B\n"))
 
 
+def with_margin(inst: Instance) -> Instance:
+    """``inst`` with a drawn stage-1 margin resolved into ``eta_0``
+    (:meth:`~ntpcheck.instance.Instance.with_margin`; ``||W*_ov||`` of its data and
+    embeddings, None where Eq. (2) is infeasible)."""
+    if inst.target_A is None:
+        return inst
+    try:
+        w = safe_norm(evidence(Instance(inst.dataset, inst.embeddings, T=0, T2=0)).w_ov_star)
+    except ntpcheck.NTPCheckError:
+        w = None
+    return inst.with_margin(w)
+
+
 def params(**p) -> ParamMap:
-    """Set fixed training parameters (``T``, ``T2``, ``eta0``, ``eta``)."""
-    return lambda inst: inst.with_params(**p)
+    """Set fixed training parameters (``T``, ``T2``, ``eta0``, ``eta``); a drawn stage-1 margin
+    becomes ``eta_0`` (:func:`with_margin`), a drawn ``eta`` is kept unless ``p`` sets it."""
+    return lambda inst: with_margin(inst.with_params(**p))
 
 
 def idealised(*, T: int, T2: int) -> ParamMap:
     """Stage 1 replaced by its idealisation of Appendix C.1: every margin equals
-    ``A = T eta_0 / (4 ||W*_ov||^2)`` (:func:`bounds.A`)."""
+    ``A = T eta_0 / (4 ||W*_ov||^2)`` (:func:`bounds.A`), or the drawn margin ``target_A``."""
 
     def make(inst: Instance) -> Instance:
-        base = inst.with_params(T=T, T2=T2, stage1_margin=None)
+        # A drawn margin sets eta_0 too, so that the A of the claims' formulas (from eta_0) is the margin.
+        base = with_margin(inst.with_params(T=T, T2=T2, stage1_margin=None))
         return base.with_params(stage1_margin=quantities.A(evidence(base)))
 
     return make
@@ -195,10 +273,10 @@ def lemma7(*, idealise: bool, steps_after: int = 300, t0_budget: int = 600) -> P
         ds = inst.dataset
         base = Instance(ds, None, T=900, T2=0)
         ws = safe_norm(evidence(base).w_kq_star)
-        eta = max(0.05 / math.sqrt(base.d), 8 * ds.l_max * ws**2 / t0_budget)
+        eta = max(inst.eta or 0.05 / math.sqrt(base.d), 8 * ds.l_max * ws**2 / t0_budget)
         t0 = bounds.lemma7_t0(eta, ds.l_max, ws)
-        out = Instance(ds, inst.embeddings, T=900, T2=t0 + steps_after, eta=eta)
-        return idealised(T=900, T2=t0 + steps_after)(out) if idealise else out
+        out = with_margin(Instance(ds, inst.embeddings, T=900, T2=t0 + steps_after, eta=eta, target_A=inst.target_A))
+        return idealised(T=900, T2=t0 + steps_after)(out.with_params(target_A=inst.target_A)) if idealise else out
 
     return make
 
@@ -213,7 +291,7 @@ def thm2(inst: Instance, *, c0: float = 1.0, T: int = 900, eta: float = 1.0, aft
     stays outside the hypotheses (reported, not hidden).
     """
     ds = inst.dataset
-    base = Instance(ds, inst.embeddings, T=T, T2=0)
+    base = with_margin(Instance(ds, inst.embeddings, T=T, T2=0, target_A=inst.target_A))
     ev = evidence(base)
     w_ov, w_kq = safe_norm(ev.w_ov_star), safe_norm(ev.w_kq_star)
     eta0 = max(base.steps[0], (1 + 1e-9) * bounds.thm2_stage1_threshold(T, 1.0, w_ov, ds.n_vocab, c0) / T)

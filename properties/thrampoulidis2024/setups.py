@@ -139,8 +139,9 @@ def same(inst: LinearInstance) -> LinearInstance:
     return inst
 
 
-def breaking(condition: str, profile: str) -> st.SearchStrategy[LinearInstance]:
-    """Instances breaking ``condition`` (:func:`ntpcheck.strategies.linear_breaking`), sized per profile."""
+def breaking(condition: str, profile: str, data=None) -> st.SearchStrategy[LinearInstance]:
+    """Instances breaking ``condition`` (:func:`ntpcheck.strategies.linear_breaking`), sized per profile;
+    the claim's data reading ``data`` is not used (every reading of this paper draws the same kind of data)."""
     return linear_breaking(condition, max_contexts=SIZES[profile]["max_contexts"], max_vocab=SIZES[profile]["max_vocab"])
 
 
