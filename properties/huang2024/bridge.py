@@ -25,8 +25,9 @@ first paper's strategies (:func:`ntpcheck.strategies.realizable_datasets`).
   concentrated on the query) with supports the next tokens after ``q``: spread ≤ 1e-12 of the
   largest logit at every recorded step.
 
-Weights: the linear model's data are integer counts, so every sample gets weight 1 (``π^(n) = 1/N``,
-the strategies' most frequent weight); Huang's loss is evaluated with the same weights.
+Weights: the linear model's data are integer counts, so the checkers give every sample weight 1
+(``π^(n) = 1/N``, the strategies' most frequent weight) and evaluate Huang's loss with the same
+weights; the data are drawn as Huang's claims draw them (a :class:`~.setups.Reading`).
 """
 
 from __future__ import annotations
@@ -59,15 +60,12 @@ def unit_weights(ds: Dataset) -> Dataset:
 
 
 def bridge_instances(embeddings: str):
-    """Huang's realizable data (Assumptions 1-3) with unit weights and the given embeddings."""
+    """Huang's realizable data (Assumptions 1-3) with the given embeddings: a
+    :class:`~.setups.Reading`, so that the necessity matrix breaks its conditions on the same data
+    (the checkers use unit weights themselves, :func:`unit_weights`)."""
     from .setups import realizable
 
-    base = realizable(embeddings=embeddings)
-
-    def data(profile: str):
-        return base(profile).map(lambda inst: dataclasses.replace(inst, dataset=unit_weights(inst.dataset)))
-
-    return data
+    return realizable(embeddings=embeddings)
 
 
 def one_token_contexts(inst: Instance) -> NTPData:
@@ -152,9 +150,7 @@ def check_gd_frozen(ev) -> Outcome:
     from ntpcheck.linear.subspace import compatibility
     from ntpcheck.linear.svm import separability
 
-    inst = ev.instance
-    if len({s.weight for s in inst.dataset.samples}) > 1:
-        return outside("the samples' weights differ: the linear model's data are counts (the bridge uses unit weights)")
+    inst = dataclasses.replace(ev.instance, dataset=unit_weights(ev.instance.dataset))  # counts: every weight 1
     D = mean_contexts(inst)
     if not (compatibility(D).compatible and separability(D).separable and (~D.mask).any()):
         return outside("the mean-embedding contexts are not NTP_H-compatible and NTP-separable with some S_j < V")
