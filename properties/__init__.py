@@ -3,7 +3,7 @@
 * :mod:`.framework`: the paper-independent claim framework (records,
   evidence, checks, runner, necessity matrix);
 * one subpackage per paper, each exposing ``PAPER`` (a
-  :class:`~ntpcheck.properties.framework.Paper`): :mod:`.huang2024`.
+  :class:`~ntpcheck.properties.framework.Paper`): :mod:`.huang2024`, :mod:`.thrampoulidis2024`.
 
 :data:`PAPERS` maps paper names to their packages; :func:`paper` loads one.
 """
@@ -21,6 +21,7 @@ __all__ = ["PAPERS", "DEFAULT_PAPER", "paper"]
 #: Paper name -> the module that defines its ``PAPER``.
 PAPERS: dict[str, str] = {
     "huang2024": "ntpcheck.properties.huang2024",
+    "thrampoulidis2024": "ntpcheck.properties.thrampoulidis2024",
 }
 
 DEFAULT_PAPER = "huang2024"

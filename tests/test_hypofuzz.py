@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from ntpcheck.properties import paper
+from ntpcheck.properties import PAPERS, paper
 
 pytest.importorskip("hypofuzz", reason="hypofuzz is not installed (pip install -e '.[test]')")
 
-CLAIMS = paper("huang2024").claims
+#: ``--ntpcheck`` collects every registered paper's claims.
+CLAIMS = [c for name in PAPERS for c in paper(name).claims]
 FINDINGS = sorted(f"claim[{c.key}]" for c in CLAIMS if c.finding is not None)
 FUZZABLE = sorted(f"claim[{c.key}]" for c in CLAIMS if c.finding is None)
 BIN = Path(sys.executable).parent

@@ -98,9 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
 
     p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2), or compare training algorithms (algorithms)")
-    p.add_argument("figure", choices=["figure2", "algorithms"],
+    p.add_argument("figure", choices=["figure2", "algorithms", "linear-fig12", "linear-fig345"],
                    help="figure2: Section 7's Figure 2 with the bounds; algorithms: each variant of Algorithm 1's alignment "
-                        "to the Frobenius and nuclear-norm max-margin directions")
+                        "to the Frobenius and nuclear-norm max-margin directions; linear-fig12, linear-fig345: "
+                        "Thrampoulidis (2024) Figs. 1-2 and 3-5")
+    p.add_argument("--embeddings-reading", dest="embeddings_reading", choices=["gaussian", "unit", "standard"], default=None,
+                   help="linear-fig345: the embeddings, unspecified by the paper: N(0, I/d) (default), unit-norm, N(0, I)")
     p.add_argument("--out", default=".", help="output directory (default: current)")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the random datasets (default 0)")
     p.add_argument("--trials", type=_at_least(1), default=None, help="figure2: trials for the test-loss panel (default 20)")
@@ -314,6 +317,10 @@ def cmd_reproduce(args) -> int:
         from .algorithms_figure import reproduce_algorithms
 
         return reproduce_algorithms(args.out, args.seed, t0)
+    if args.figure.startswith("linear-"):
+        from .linear_figures import reproduce_linear
+
+        return reproduce_linear(args.figure, args.out, args.seed, args.embeddings_reading)
     fd = figure2_data(args.seed, args.trials)
     png, csvp = os.path.join(args.out, "figure2.png"), os.path.join(args.out, "figure2.csv")
     atomic_write_bytes(csvp, csv_text(fd).encode())

@@ -82,6 +82,8 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
                                     "the settings of the campaign from its file")
     if args.command == "reproduce" and args.figure != "figure2" and given("trials"):
         raise NTPCheckError(f"--trials only applies to reproduce figure2, not to reproduce {args.figure}")
+    if args.command == "reproduce" and args.figure != "linear-fig345" and given("embeddings_reading"):
+        raise NTPCheckError(f"--embeddings-reading only applies to reproduce linear-fig345, not to reproduce {args.figure}")
 
 
 def _executor(args: argparse.Namespace) -> None:

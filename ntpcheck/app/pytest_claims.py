@@ -111,7 +111,8 @@ class ClaimRun:
             if r.verdict in (Verdict.FALSIFIED, Verdict.ERROR):
                 finding = f"\n(a registered finding: {self.claim.finding.summary})" if self.claim.finding else ""
                 cex = f"\n\n{r.counterexample.rstrip()}" if r.counterexample else ""
-                raise ClaimFalsified(f"{self.claim.name} is {r.verdict} on {inst.dataset.name or 'the dataset'}: {r.detail}{finding}{cex}")
+                name = getattr(getattr(inst, "dataset", None), "name", None)  # (another paper's instance may have none)
+                raise ClaimFalsified(f"{self.claim.name} is {r.verdict} on {name or 'the dataset'}: {r.detail}{finding}{cex}")
 
         return claim_on_dataset
 

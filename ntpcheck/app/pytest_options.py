@@ -31,7 +31,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ntp-profile", default=None, choices=PROFILE_NAMES,
                     help="search budget per claim: quick (default), default or thorough (as `ntpcheck verify --profile`)")
     group.addoption("--ntp-dataset", default=None, metavar="FILE",
-                    help="check every claim on this one dataset (text format) instead of searching")
+                    help="check every claim on this one dataset (text format; of --ntp-paper's paper, "
+                         "huang2024 without it) instead of searching")
     group.addoption("--ntp-no-pinned", action="store_true", default=False,
                     help="skip the pinned regression examples: only what the search finds on its own")
 
@@ -51,7 +52,7 @@ class ClaimOptions:
 
     def __init__(self, config: pytest.Config) -> None:
         from ntpcheck.errors import NTPCheckError
-        from ntpcheck.properties import PAPERS, paper
+        from ntpcheck.properties import DEFAULT_PAPER, PAPERS, paper
         from ntpcheck.properties.framework.selection import split_names
 
         self.enabled = bool(config.getoption("ntpcheck"))
@@ -63,8 +64,10 @@ class ClaimOptions:
                                     "(give comma-separated ids or names, e.g. \"Cor. 1,Lemma 7\")")
         name = config.getoption("ntp_paper")
         try:
-            self.papers = [paper(name)] if name else [paper(n) for n in PAPERS]
-            self.instance, self.header = _load_instance(config.getoption("ntp_dataset"))
+            dataset = config.getoption("ntp_dataset")
+            # A dataset is in one paper's format: --ntp-paper's, else the default paper's.
+            self.papers = [paper(name)] if name else [paper(DEFAULT_PAPER)] if dataset else [paper(n) for n in PAPERS]
+            self.instance, self.header = _load_instance(dataset, self.papers[0].load)
         except NTPCheckError as e:
             hint = "" if config.getoption("ntpcheck") else " (add --ntpcheck for the registered papers' claims)"
             raise pytest.UsageError(f"ntpcheck: {' '.join(str(e).split())}{hint}") from None
@@ -87,11 +90,14 @@ class ClaimOptions:
         return [c for c in claims if c in wanted]
 
 
-def _load_instance(path: str | None):
+def _load_instance(path: str | None, load=None):
     """The instance of ``--ntp-dataset`` as its header gives it, and the header
-    (:func:`~ntpcheck.properties.framework.checks_as_given`)."""
+    (:func:`~ntpcheck.properties.framework.checks_as_given`); ``load``: the paper's
+    own format (:attr:`~ntpcheck.properties.framework.Paper.load`), else the first paper's."""
     if path is None:
         return None, None
+    if load is not None:
+        return load(path)
     from ntpcheck.instance import Instance
     from ntpcheck.textformat import load_with_header
 

@@ -97,12 +97,16 @@ def _on_dataset(p, claims, args):
     from .embedding_choice import load_with_embeddings
 
     path = args.dataset
-    ds, header, E = load_with_embeddings(args)
-    inst = dataclasses.replace(Instance.from_header(ds, header), embeddings=None if is_canonical(E) else E)
+    if p.load is not None:  # another paper's text format, which carries its own embeddings
+        inst, header = _paper_instance(p, args)
+        sizes = ", ".join(f"{k} = {v}" for k, v in inst.describe().items())
+    else:
+        ds, header, E = load_with_embeddings(args)
+        inst = dataclasses.replace(Instance.from_header(ds, header), embeddings=None if is_canonical(E) else E)
+        setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if header.params else ""
+        sizes = f"{ds.n_samples} samples, |V| = {ds.n_vocab}, d = {inst.d}{setting}"
     breaks = p.violated(inst)
-    setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if header.params else ""
-    _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition")
-              + f" ({ds.n_samples} samples, |V| = {ds.n_vocab}, d = {inst.d}{setting})")
+    _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition") + f" ({sizes})")
     results = []
     for c in claims:
         try:
@@ -110,6 +114,14 @@ def _on_dataset(p, claims, args):
         except KeyboardInterrupt:
             raise RunInterrupted(results, len(claims)) from None
     return results
+
+
+def _paper_instance(p, args):
+    """The instance and header of ``--dataset`` in the format of paper ``p`` (its ``load``)."""
+    for flag, given in (("--embeddings", getattr(args, "embeddings", None)), ("--dim", getattr(args, "dim", None))):
+        if given:
+            raise NTPCheckError(f"{flag} does not apply to paper {p.name}: its dataset files give their embeddings")
+    return p.load(args.dataset)
 
 
 def run_matrix(args) -> int:

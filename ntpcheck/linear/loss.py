@@ -12,7 +12,7 @@ from scipy.special import log_softmax, softmax
 
 from .data import NTPData
 
-__all__ = ["ce", "ce_grad", "entropy"]
+__all__ = ["ce", "ce_grad", "entropy", "covariance_lambda_max", "smoothness_bound"]
 
 
 def ce(D: NTPData, W: np.ndarray) -> float:
@@ -45,3 +45,26 @@ def entropy(D: NTPData) -> float:
     """
     P = D.P
     return float(-np.sum(D.pi[:, None] * np.where(D.mask, P * np.log(np.where(D.mask, P, 1.0)), 0.0)))
+
+
+def covariance_lambda_max(D: NTPData) -> float:
+    """``λ_max(Σ_j π̂_j h̄_j h̄_jᵀ)``."""
+    return float(np.linalg.eigvalsh((D.H * D.pi) @ D.H.T)[-1])
+
+
+def smoothness_bound(D: NTPData) -> float:
+    """``L̄ = ½ λ_max(Σ_j π̂_j h̄_j h̄_jᵀ)``, a bound on the smoothness ``L`` of CE (App. E.1's step
+    size is ``η ≤ 1/(2L)``; the bound is derived here, not stated in the paper).
+
+    The Hessian is ``∇²CE(W)[U, U] = Σ_j π̂_j u_jᵀ(diag(s_j) − s_j s_jᵀ)u_j`` with ``u_j = U h̄_j`` and
+    ``s_j = 𝕊(W h̄_j)``; ``λ_max(diag(s) − s sᵀ) ≤ ½`` (its quadratic form at unit ``x`` is the
+    variance of ``x`` under ``s``, at most ``(max x − min x)²/4 ≤ ½``), so
+    ``∇²CE(W)[U, U] ≤ ½ Σ_j π̂_j ‖U h̄_j‖² ≤ L̄ ‖U‖²``.  It is attained at ``W = 0`` by one context
+    and two tokens: ``s = (½, ½)``, ``u = (1, −1)/√2 · ‖h̄‖``.
+
+    Examples
+    --------
+    >>> smoothness_bound(NTPData(np.array([[2.0]]), np.array([[1, 0]])))
+    2.0
+    """
+    return 0.5 * covariance_lambda_max(D)

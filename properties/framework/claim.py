@@ -263,6 +263,12 @@ class Paper:
         another algorithm, and which variants: ``"any"``, or ``"normalised"``
         (bounds stated in the NGD step size, meaningful only when every step
         moves ``W_kq`` by exactly that much).
+    load : callable or None
+        ``load(path) -> (instance, header)``: a file in this paper's text format as
+        one instance (``verify --dataset``, ``pytest --ntp-dataset``), and its header
+        (``header.params``: the parameters it gives, or None; ``header.claim``: the
+        claim it names, or None; :func:`~.on_instance.checks_as_given`).  None: the
+        first paper's format (:func:`ntpcheck.textformat.load_with_header`).
     """
 
     name: str
@@ -273,6 +279,7 @@ class Paper:
     violated: Callable[[Any], list[str]] = lambda inst: []
     variants: tuple = ()
     algorithm_claims: tuple[tuple[str, str], ...] = ()
+    load: Callable[[str], tuple[Any, Any]] | None = None
 
     def pinned_breaking(self, condition: str) -> tuple[Callable[[], Any], ...]:
         """The pinned examples of any claim that break exactly ``condition``."""

@@ -34,13 +34,14 @@ from ntpcheck.data import Dataset
 from ntpcheck.instance import Instance
 
 from .claim import Claim, Structural, Tighten
+from .instances import is_paper_instance
 from .verdicts import Outcome
 
 __all__ = ["conjecture"]
 
 
 def _instance(x: Any) -> Instance:
-    if isinstance(x, Instance):
+    if isinstance(x, Instance) or is_paper_instance(x):
         return x
     if isinstance(x, Dataset):
         return Instance(x)
@@ -73,7 +74,8 @@ def conjecture(
         How reports name it (``"Conj. 1"``).
     data : SearchStrategy or callable
         Instances to check it on: a strategy of :class:`~ntpcheck.instance.Instance`
-        or :class:`~ntpcheck.data.Dataset` values (a dataset becomes an instance
+        or :class:`~ntpcheck.data.Dataset` values, or another paper's instances
+        (:class:`~.instances.PaperInstance`) (a dataset becomes an instance
         with canonical embeddings and Algorithm 1's defaults), or
         ``data(profile) -> strategy`` to size the data by the profile.
     statement : str, optional

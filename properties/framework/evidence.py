@@ -25,6 +25,8 @@ from ntpcheck.instance import Instance
 from ntpcheck.structure import Structure, analyse
 from ntpcheck.training import Trajectory, train
 
+from .instances import is_paper_instance
+
 __all__ = ["Evidence", "evidence", "clear_cache"]
 
 _CACHE_SIZE = 256
@@ -170,7 +172,10 @@ class Evidence:
 
 
 def evidence(instance: Instance) -> Evidence:
-    """The (cached) :class:`Evidence` of ``instance``."""
+    """The (cached) :class:`Evidence` of ``instance``; for another paper's instance
+    (:class:`~.instances.PaperInstance`) its own ``instance.evidence()``, cached the same way."""
+    if is_paper_instance(instance):
+        return _lru(_CACHE, instance.key, instance.evidence)
     return _lru(_CACHE, instance.key, lambda: Evidence(instance))
 
 

@@ -27,6 +27,7 @@ from ntpcheck.textformat import dumps
 from .claim import Claim
 from .evidence import evidence
 from .figure import trace_of
+from .instances import dataset_key, is_paper_instance
 from .parts import mutating
 from .reproducible import reproducible_draws
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
@@ -74,7 +75,11 @@ def instance_key(inst: Instance) -> tuple:
     >>> b = Instance(ntpcheck.loads("B -> A\\nA -> B\\n"))
     >>> instance_key(a) == instance_key(b), instance_key(a) == instance_key(b.with_params(T=5))
     (True, False)
+
+    Another paper's instance (:class:`~.instances.PaperInstance`) says its own: ``inst.identity()``.
     """
+    if is_paper_instance(inst):
+        return inst.identity()
     ds = inst.dataset
     samples = frozenset((s.key, s.weight) for s in ds.samples)
     # The order of the vocabulary is a naming convention: the embeddings are keyed by token.
@@ -113,7 +118,7 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
             if mutants and claim.live_parts and o.verdict in MUTATED:
                 o = _with_mutants(claim, ev, o)
         if claim.informative is not None and o.verdict in TESTED:
-            o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=ready.dataset)
+            o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=dataset_key(ready))
         trace = trace_of(claim.figure, ev, o) if o.verdict is not Verdict.ERROR else None
         return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready), trace=trace)
     except NTPCheckError as e:
@@ -141,7 +146,10 @@ def _with_mutants(claim: Claim, ev, o: Outcome) -> Outcome:
 
 def describe(inst: Instance) -> dict[str, Any]:
     """The sizes and training parameters of ``inst`` (for captions): ``V``, ``N``, ``L_max``,
-    ``T``, ``T2``, ``eta0``, ``eta``, and the ``algorithm``'s name (None: Algorithm 1)."""
+    ``T``, ``T2``, ``eta0``, ``eta``, and the ``algorithm``'s name (None: Algorithm 1); another
+    paper's instance describes itself (:class:`~.instances.PaperInstance`)."""
+    if is_paper_instance(inst):
+        return inst.describe()
     ds = inst.dataset
     eta0, eta = inst.steps
     return {"V": ds.n_vocab, "N": ds.n_samples, "L_max": ds.l_max, "T": inst.T, "T2": inst.T2, "eta0": float(eta0), "eta": float(eta),
@@ -153,7 +161,10 @@ def counterexample_text(claim: Claim, inst: Instance, o: Outcome, replay: str | 
     a comment with the failure, the instance's parameters, algorithm and embeddings in the
     header that :func:`ntpcheck.textformat.load_with_header` reads back
     (:mod:`ntpcheck.textheader`), the dataset, and last a comment with the command that
-    replays it (``replay``, else :func:`replay_command`)."""
+    replays it (``replay``, else :func:`replay_command`).  Another paper's instance writes its
+    own text format (:meth:`~.instances.PaperInstance.counterexample_text`)."""
+    if is_paper_instance(inst):
+        return prepare(claim, inst).counterexample_text(claim.name, " ".join(o.detail.split()), replay or replay_command(claim))
     inst = prepare(claim, inst)
     trained = "" if inst.algorithm is None else f" (trained with {inst.algorithm.name}: {inst.algorithm.description})"
     what = " ".join(f"counterexample{trained}: {o.detail}".split())

@@ -7,7 +7,8 @@ Next-token Prediction* (NeurIPS 2024): every claim as a checkable record.
   :mod:`.stage2_lemmas` (App. C), :mod:`.stage2_theorems` (§5.2),
   :mod:`.section6` (§6, examples, §7): the checkers;
 * :mod:`.findings`: claims found false, with pinned counterexamples;
-* :mod:`.claims`: the ``CLAIMS`` records.
+* :mod:`.claims`: the ``CLAIMS`` records;
+* :mod:`.bridge`: the bridge claims to Thrampoulidis (2024) (ours), appended to ``CLAIMS``.
 """
 
 from ntpcheck.algorithms import VARIANTS
@@ -15,7 +16,10 @@ from ntpcheck.assumptions import CONDITIONS
 
 from ..framework.claim import Paper
 from . import setups
-from .claims import CLAIMS
+from .bridge import BRIDGE_CLAIMS
+from .claims import CLAIMS as PAPER_CLAIMS
+
+CLAIMS = PAPER_CLAIMS + BRIDGE_CLAIMS
 
 __all__ = ["PAPER", "CLAIMS"]
 

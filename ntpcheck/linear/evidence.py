@@ -1,0 +1,110 @@
+"""What the checkers of Thrampoulidis (2024) look at for one instance, computed lazily, once.
+
+:class:`LinearEvidence` gives the instance's data, ℱ (Eq. 5), compatibility
+and W⋆ (Def. 1, Fn. 6), separability and the NTP-SVM ``W^mm`` (Defs. 2–3),
+the entropy ℋ, and the probe matrices at which pointwise statements are
+checked (seeded by the instance's ``probe`` parameter, scaled by ``scale``).
+The framework caches one per instance (:func:`ntpcheck.properties.framework.evidence`).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ntpcheck.errors import InfeasibleProblemError
+
+from .loss import entropy
+from .subspace import Compatibility, Subspace, compatibility, subspace
+from .svm import Separability, SVMSolution, separability, w_mm
+
+__all__ = ["LinearEvidence"]
+
+
+class LinearEvidence:
+    """Lazily computed results for one :class:`~.instance.LinearInstance`."""
+
+    def __init__(self, instance) -> None:
+        self.instance = instance
+
+    @property
+    def data(self):
+        return self.instance.data
+
+    @cached_property
+    def F(self) -> Subspace:
+        """ℱ (Eq. 5) and its projections."""
+        return subspace(self.data)
+
+    @cached_property
+    def compat(self) -> Compatibility:
+        """NTP_ℋ-compatibility (Def. 1) with its certificate."""
+        return compatibility(self.data)
+
+    @property
+    def w_star(self) -> np.ndarray:
+        """W⋆ (Fn. 6); raises :class:`InfeasibleProblemError` if the data are not compatible."""
+        if not self.compat.compatible:
+            raise InfeasibleProblemError(f"the data are not NTP_H-compatible (Def. 1): Eq. (4) has residual {self.compat.residual:.3g}")
+        return self.compat.w_star
+
+    @cached_property
+    def sep(self) -> Separability:
+        """NTP-separability (Def. 2) with its certificate."""
+        return separability(self.data, self.F)
+
+    @cached_property
+    def svm(self) -> SVMSolution:
+        """The NTP-SVM (Def. 3), exact for orthogonal contexts, else cvxpy; raises if not separable."""
+        if not self.sep.separable:
+            raise InfeasibleProblemError("the data are not NTP-separable (Def. 2): the NTP-SVM has no feasible point")
+        return w_mm(self.data, "auto", self.F)
+
+    @property
+    def w_mm(self) -> np.ndarray:
+        return self.svm.W
+
+    @cached_property
+    def entropy(self) -> float:
+        """ℋ (§2)."""
+        return entropy(self.data)
+
+    @cached_property
+    def rank(self) -> int:
+        """The numerical rank of H̄ (singular values above 1e-10 of the largest)."""
+        s = np.linalg.svd(self.data.H, compute_uv=False)
+        return int(np.sum(s > 1e-10 * s[0])) if s.size and s[0] > 0 else 0
+
+    def probe(self, k: int) -> np.ndarray:
+        """The ``k``-th probe matrix (V × d): i.i.d. normal entries times the ``scale`` parameter,
+        seeded by ``(probe, k)``; the same for the same instance, in every process."""
+        rng = np.random.default_rng([int(self.instance.param("probe")), int(k)])
+        return self.instance.param("scale") * rng.normal(size=(self.data.V, self.data.d))
+
+    # -- the dynamics claims (ntpcheck.linear.dynamics, .regpath) -------------------------------
+    @cached_property
+    def references(self):
+        """``W⋆``, ``W^mm`` and ℱ's basis, as the dynamics records take them."""
+        from .dynamics import References
+
+        return References(self.w_star, self.w_mm, self.F.basis)
+
+    @cached_property
+    def gd(self):
+        """GD with the instance's ``steps``, ``eta`` (× 1/(2L̄)) and ``init``, recorded with :attr:`references`."""
+        from .dynamics import gd_step, train
+
+        init = int(self.instance.param("init"))
+        return train(self.data, "gd", int(self.instance.param("steps")), self.instance.param("eta") * gd_step(self.data),
+                     init="zero" if init == 0 else "lecun", seed=max(init - 1, 0), refs=self.references)
+
+    @cached_property
+    def path(self):
+        """The regularization path on ``B = ‖W^mm‖ · geomspace(0.5, 40, 28)``, as far as certified."""
+        from .regpath import reg_path
+
+        return reg_path(self.data, float(np.linalg.norm(self.w_mm)) * np.geomspace(0.5, 40.0, 28))
+
+    def __repr__(self) -> str:
+        return f"LinearEvidence({self.instance!r})"

@@ -1,0 +1,63 @@
+"""The dynamics claims of the second paper (Thrampoulidis 2024): trends are judged as documented, the
+limits hold in the quick search, and the genie bound's constant is never exercised.  Every claim and
+its sabotage also run through the plugin (``tests/test_thrampoulidis_claims.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpcheck.properties.framework import Verdict, run_claim
+from ntpcheck.properties.thrampoulidis2024.dynamics import DYNAMICS_CLAIMS
+from ntpcheck.properties.thrampoulidis2024.regpath import REGPATH_CLAIMS
+from ntpcheck.properties.thrampoulidis2024.trends import limit_infinity, limit_zero
+
+
+@pytest.mark.parametrize("claim", [c for c in DYNAMICS_CLAIMS if not c.parts and c.finding is None], ids=lambda c: c.key)
+def test_limits_hold_on_distinct_instances(claim):
+    """The limits hold (not only pass): at least 5 distinct instances hold in the quick profile."""
+    r = run_claim(claim, "quick", seed=0)
+    assert r.verdict is Verdict.HOLDS and r.counts["distinct"]["holds"] >= 5, r.detail
+
+
+def test_trend_rules():
+    k = np.geomspace(1, 1e4, 81)
+    assert limit_zero(k, 1 / np.log(k + 2), "q").verdict is Verdict.HOLDS
+    assert limit_zero(k, 0.5 + 0.1 * np.cos(2 * np.pi * np.log10(k)), "q").verdict is Verdict.INCONCLUSIVE  # even about the window: no trend
+    assert limit_zero(k, 1 - 1 / np.log(k + 2), "q").verdict is Verdict.FALSIFIED
+    assert limit_infinity(k, np.log(k + 1), "y").verdict is Verdict.HOLDS
+    assert limit_infinity(k, 1 / (k + 1), "y").verdict is Verdict.FALSIFIED
+    # a quantity at rounding level from the start could not have failed
+    assert limit_zero(k, np.full(k.shape, 1e-20), "q", floor=1e-13).verdict is Verdict.VACUOUS
+
+
+
+def test_genie_bound_constant_is_never_tight():
+    """(9)/(25)'s constant C = V e^{||W*||M} is loose by at least V/(V - 1) (the sum over v has at most
+    V - 1 terms, log(1 + x) <= x): its 1%-tighter mutant never fails, so the claim is vacuous, while the
+    rate e^{-R} is exercised (the margin-1 support vectors make CE - H ~ c e^{-R})."""
+    claim = next(c for c in REGPATH_CLAIMS if c.reading == "(d)")
+    r = run_claim(claim, "quick", seed=0)
+    assert r.verdict is Verdict.VACUOUS
+    assert r.exercised["exercised"]["e^{-R}"] >= 1 and r.exercised["exercised"]["C = V e^{||W*||M}"] == 0
+
+
+@pytest.mark.parametrize("claim", [c for c in DYNAMICS_CLAIMS if c.finding is not None], ids=lambda c: c.key)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_search_reaches_t2pf_finding_without_pins(claim, seed):
+    """App. E.1.3's printed inequality fails at k = k0 from a LeCun start; the search finds it with pins
+    off (steered by the claim's score) and shrinks it to one context h = (1, 0) followed by A."""
+    from ntpcheck.linear import loads
+
+    r = run_claim(claim, "default", seed, pinned=False)
+    assert r.verdict is Verdict.FALSIFIED and "pinned" not in r.detail
+    inst = loads(r.counterexample)
+    assert (inst.data.m, inst.data.V, inst.data.d) == (1, 2, 2), r.counterexample
+
+
+def test_t2pf_derived_reading_holds_on_the_printed_counterexample():
+    from ntpcheck.properties.framework import evaluate
+    from ntpcheck.properties.thrampoulidis2024.dynamics import t2pf_counterexample
+
+    derived = [c for c in DYNAMICS_CLAIMS if c.id == "T2-pf" and c.finding is None]
+    assert derived and all(evaluate(c, t2pf_counterexample()).verdict is Verdict.HOLDS for c in derived)
