@@ -92,6 +92,15 @@ def test_thm3_gaps_growing_linearly_with_an_offset_hold():
     assert check_thm3_gaps(ev, gap=lambda t, g: 5 + 0.01 * t).verdict is Verdict.HOLDS
 
 
+def test_thm3_gaps_speak_of_large_t_only():
+    """Theorem 3 asks t = Omega(log 1/eps): a gap of 0 at t = 1 (one step has not moved the
+    tokens outside q's samples) is no counterexample; a gap <= 0 on the tail is."""
+    ev = evidence(setups.example1())
+    assert check_thm3_gaps(ev, gap=lambda t, g: np.where(t == 1, 0.0, g)).verdict is Verdict.HOLDS
+    o = check_thm3_gaps(ev, gap=lambda t, g: np.where(t == t.max(), -1e-9, g))
+    assert o.verdict is Verdict.FALSIFIED and "<= 0" in o.detail, o.detail
+
+
 def test_thm1_rate_reports_a_fitted_exponent_with_its_interval():
     c = PAPER.claim("Thm. 1 [rate]")
     from ntpcheck.properties.framework import evaluate
