@@ -170,7 +170,7 @@ def test_matrix_algorithm_axis_json(tmp_path):
     from ntpcheck.app.cli import main
 
     out = tmp_path / "m.json"
-    assert main(["matrix", "--axis", "algorithm", "--claims", "§7,Thm. 1", "--json", str(out)]) == 0
+    assert main(["matrix", "--axis", "algorithm", "--claims", "§7,Thm. 1", "--profile", "quick", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     schema = json.loads(files("ntpcheck.app").joinpath("schemas/matrix.schema.json").read_text())
     jsonschema.validate(doc, schema)

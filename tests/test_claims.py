@@ -120,7 +120,7 @@ def test_matrix_json_has_counts_and_counterexamples(tmp_path):
     from ntpcheck.app.cli import main
 
     out = tmp_path / "m.json"
-    assert main(["matrix", "--claims", "Prop. 2", "--no-pinned", "--json", str(out)]) == 0
+    assert main(["matrix", "--claims", "Prop. 2", "--no-pinned", "--profile", "quick", "--json", str(out)]) == 0
     m = json.loads(out.read_text())
     assert m["pinned"] is False and m["rows"]
     for row in m["rows"]:

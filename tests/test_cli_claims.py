@@ -224,7 +224,7 @@ def test_defaults_still_apply(capsys):
     assert code == 0 and len(json.loads(out)["claims"]) == 1
     from ntpcheck.app.options import check_options
 
-    for argv, want in ((["matrix"], ("quick", 0, True)), (["verify"], ("default", 0, True)),
+    for argv, want in ((["matrix"], ("default", 0, True)), (["verify"], ("default", 0, True)),
                        (["matrix", "--profile", "thorough", "--seed", "4", "--no-pinned"], ("thorough", 4, False))):
         args = build_parser().parse_args(argv)
         check_options(args)

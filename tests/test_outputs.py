@@ -191,7 +191,7 @@ def test_matrix_interrupted_mid_row_prints_the_partial_row(tmp_path, capsys, mon
         return real(*a, **k)
 
     monkeypatch.setattr(matrix, "run_claim", run_claim)
-    code, out, err = _run(["matrix", "--claims", "Lemma 5 [trained W_ov]", "--json", tmp_path / "m.json"], capsys)
+    code, out, err = _run(["matrix", "--claims", "Lemma 5 [trained W_ov]", "--profile", "quick", "--json", tmp_path / "m.json"], capsys)
     assert code == 130 and "interrupted: 2 of 5 cells finished" in err
     row = next(ln for ln in out.splitlines() if ln.startswith("Lemma 5"))
     assert row.split().count("-") == 3

@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("matrix", help="assumption-necessity matrix (each claim on data breaking one condition), or "
                                       "with --axis algorithm each claim under each training algorithm")
-    _add_claim_run(p, default_profile="quick")
+    _add_claim_run(p, default_profile="default")
     p.add_argument("--axis", choices=["assumption", "algorithm"], default="assumption",
                    help="assumption (default): drop one condition per column; algorithm: train with one variant of "
                         "Algorithm 1 per column, on data meeting every assumption")
