@@ -44,7 +44,15 @@ is realizable and the embeddings are drawn non-orthonormal instead):
     up to ``L_max`` (:func:`_multiplied`); the degree of any violation (how
     many offending samples, 1 to 3) is drawn and shrinks to 1.  Shrinks to
     one sentence whose non-optimal token occurs twice and its optimal token
-    once, with at most four samples (``tests/test_readings.py``).
+    once, with at most four samples (``tests/test_readings.py``).  Half of
+    the Assumption-3 draws (a choice that shrinks to the candidates above)
+    try an *outvoting* sentence first (:func:`_outvoting`): ``o t t q ->
+    n(o)`` on the query ``q`` of a base sample ``X -> y`` that has ``q`` as a
+    non-optimal token and lacks ``o``, ``o`` and ``t`` collocated (a
+    collocation added where a token lacks one).  It is the structure that
+    breaks Lemma 5 at the first stage-2 step; the matrix (default profile,
+    seeds 0-2) shrinks it to ``A -> A, A A B -> A, C D D B -> B, C -> B,
+    D -> C`` (``tests/test_breakers_outvoting.py``).
 
 Assumption 2 is broken at every degree (:mod:`.embeddings`): the smallest
 defect an example shrinks to is an inner product of about 0.03 between two
@@ -145,6 +153,51 @@ def _multiplied(base, n: dict, max_len: int) -> list[tuple[tuple[str, ...], ...]
     return out
 
 
+def _outvoting(base, n: dict, max_len: int, pool: list[str]) -> list[tuple[tuple[str, ...], ...]]:
+    """Assumption 3 broken on general data where it moves Lemma 5's attention the wrong way:
+    for a base sample ``X -> y`` whose query ``q`` is not optimal, the sentence ``o t .. t q -> n(o)`` (``t``
+    repeated ``k >= 2`` times) for tokens ``o, t`` of the vocabulary ``pool`` outside ``X``
+    but for ``t`` (``o != t``, neither is ``q``, ``n(o), n(t) != y``); a token without a
+    collocation gets one (``o -> z``, ``z`` outside the image of ``n``, added too).
+
+    Why (first order in the first stage-2 step, Appendix C.2's gradient): the step moves the
+    score of token ``a`` under ``q`` by ``sum_n pi_n m_n(a) phi (c_a - cbar_n)``, summed over the
+    samples with query ``q``, where ``c_a`` is the output margin of ``a``'s value for the sample's
+    next token and ``cbar_n`` its attention-weighted mean.  In ``o t t q -> n(o)`` the repeated
+    ``t`` outvotes ``o`` in the output softmax, so ``cbar < 0`` and every token whose value does not
+    vote against ``n(o)``, the query among them, gains score under ``q``; in ``X -> y``, which has
+    ``q`` but not ``o``, that shifts attention from its optimal position to ``q`` (``A -> A``,
+    ``B -> B``, ``C -> C``, ``A B B D -> A``, ``C D -> C``: ``phi`` of ``C`` drops at ``t = 0``
+    for stage-1 margins ``A >= 2``, and ``A >= 0.6`` when ``A B B D -> A`` weighs 31.6).
+    Candidates adding fewer collocations, then shorter sentences, come first; whether one
+    breaks exactly Assumption 3 (no cycle or confused token under ``q``) is decided by the caller."""
+    image = set(n.values())
+    free = [z for z in pool if z not in image]
+    out = []
+    for X, y in base:
+        q = X[-1]
+        if n.get(q) == y or len(set(X)) < 2:
+            continue  # the query optimal in X (raising it raises X's optimal attention), or nothing to attend from
+        for o in pool:
+            if o in X or n.get(o) == y:
+                continue
+            for t in pool:
+                if t in (o, q) or n.get(t) == y or (t in X and n.get(t) is None):
+                    continue
+                colls, spare = [], list(free)
+                for x in (o, t):
+                    if x not in n:
+                        if not spare:
+                            break
+                        colls.append(((x,), spare.pop(0)))
+                else:
+                    no = n.get(o, colls[0][1] if colls else None)
+                    for k in range(2, max_len - 1):
+                        out.append((((o,) + (t,) * k + (q,), no), *colls))
+    out.sort(key=lambda add: (len(add), len(add[0][0])))
+    return list(dict.fromkeys(out))
+
+
 def _candidates(condition: str, b, max_len: int, prefix_closed: bool = True) -> list[tuple[tuple[str, ...], ...]]:
     """Additions to the base (each a tuple of (sentence, next) pairs) that may break ``condition``.
 
@@ -198,13 +251,24 @@ def _draw_embedded(draw, condition: str, pool: list[str], *, max_len: int, max_s
     with a repeated non-optimal token), each with its own weight.  (On prefix-closed
     data one addition, as the shrunk minima below were measured.)"""
     degree = 1 + draw(st.integers(0, 2)) if not prefix_closed else 1
+    # On general data, Assumption 3 is broken half of the time by an outvoting sentence first
+    # (:func:`_outvoting`): the structure that moves Lemma 5's attention down, which the other
+    # candidates reach only where the base happens to hold two sentences on one query.  The
+    # choice shrinks to the other candidates (and their shrunk minima).
+    outvote = condition == "3" and not prefix_closed and draw(st.booleans())
     for min_sentences in (1, 2, 3):
         b = draw_realizable(draw, pool, max_len=max_len, max_samples=max(1, max_samples - 2), prefix_closed=prefix_closed,
                             min_sentences=min_sentences, steer=STEERS)
         cands = _candidates(condition, b, max_len, prefix_closed)
+        outvoting = _outvoting([(s.sentence, s.next) for s in b.samples], b.n, max_len, pool) if outvote else []
+        if outvote and not outvoting and min_sentences < 3:
+            continue  # no sentence to outvote on this base: a larger one is drawn
+        first = len(cands)
+        if outvoting:
+            cands, first = outvoting + cands, len(outvoting)
         if not cands:
             continue
-        start = draw(st.integers(0, len(cands) - 1))
+        start = draw(st.integers(0, first - 1))
         weight = draw(WEIGHTS)
         samples: list[Sample] = list(b.samples)
         added = 0
