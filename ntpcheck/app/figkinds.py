@@ -4,6 +4,7 @@ fitted rates, linear growth, a formula against the values computed, one number p
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Mapping
 
 import numpy as np
@@ -289,6 +290,12 @@ def instances(r, spec: FigureSpec, lines):
     shrunk = [k for k, (row, _) in enumerate(vals) if row[3]]
     if shrunk:
         ax.plot(x[shrunk], y[shrunk], "*", color=CEX, ms=16, label="shrunk counterexample")
+    drawn = np.maximum(y, floor) if floor else y
+    if drawn.min() == drawn.max():  # one value on every instance: limits of our own (matplotlib's would be singular)
+        v = [float(drawn[0])] + ([ref] if ref is not None and (ref > 0 or not log) else [])
+        with warnings.catch_warnings():  # the pending autoscale of one value warns before our limits replace it
+            warnings.simplefilter("ignore", UserWarning)
+            ax.set_ylim(*((min(v) / 5, max(v) * 5) if log else (min(v) - 0.5 - 0.1 * abs(min(v)), max(v) + 0.5 + 0.1 * abs(max(v)))))
     if ref is not None:
         ax.axhline(ref, color=BOUND, gid="bound", lw=2, ls="--", label=f"reference {ref:g}")
     ax.set_xlim(0.5, len(vals) + 0.5)
