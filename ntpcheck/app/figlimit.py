@@ -44,6 +44,8 @@ def limit(r, spec: FigureSpec, lines):
 
 
 def _curve(ax, c: Mapping[str, Any], spec: FigureSpec, colour: str) -> None:
+    from matplotlib.ticker import NullFormatter
+
     t, y = arr(c, "t"), arr(c, "y")
     zero = c.get("toward") == "zero"
     ok = np.isfinite(y) & (t > 0) & ((y > 0) if zero else True)
@@ -56,8 +58,10 @@ def _curve(ax, c: Mapping[str, Any], spec: FigureSpec, colour: str) -> None:
         _trend(ax, fit, t[ok], y[ok], zero)
     floor = c.get("floor")
     if zero and ok.any():
-        lo, hi = float(y[ok].min()) / 5, float(y[ok].max()) * 5 * (float(y[ok].max()) / float(y[ok].min())) ** 0.6
+        # at least two decades (major ticks only: minor labels crowd a narrow panel), head-room for the legend
+        lo, hi = float(y[ok].min()) / 10, float(y[ok].max()) * 10 * (float(y[ok].max()) / float(y[ok].min())) ** 0.6
         ax.set_ylim(lo, hi)
+        ax.yaxis.set_minor_formatter(NullFormatter())
         if floor is not None:
             f = np.broadcast_to(np.asarray(floor, dtype=float), t.shape)[ok]
             if f.max() > lo:
