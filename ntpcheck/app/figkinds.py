@@ -148,15 +148,17 @@ def scatter(r, spec: FigureSpec, lines):
     fig, axes = new_figure(2 if identity or spec.sense != "=" else 1, footer=len(lines))
     ax = axes[0][0]
     rows = tested_rows(r)
-    xs_all = []
+    xs_all, ys_all = [], []
     for verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.INCONCLUSIVE):
         pts = [(x, y, f) for row in rows if row[0] is verdict for x, y, f in _points(row[4])]
         _scatter(ax, pts, VERDICT_COLOURS[verdict], f"{verdict.value} ({sum(row[0] is verdict for row in rows)} instances)")
         xs_all += [p[0] for p in pts]
+        ys_all += [p[1] for p in pts]
     for k, row in enumerate(cex_rows(r)):
         pts = list(_points(row[4]))
         _scatter(ax, pts, CEX, ("counterexample (shrunk)" if row[3] else "falsified") if k < 2 else None, size=90 if row[3] else 40)
         xs_all += [p[0] for p in pts]
+        ys_all += [p[1] for p in pts]
     if spec.bound2:  # the claim's other bound, one value per instance
         for row in rows:
             if row[4].get("y2"):
@@ -167,6 +169,8 @@ def scatter(r, spec: FigureSpec, lines):
         ax.plot([], [], "x", color="0.3", ls="none", label=spec.flag)
     if xs_all:
         lo, hi = min(xs_all), max(xs_all)
+        if identity and ys_all:  # y = x through every point drawn, also those far off it
+            lo, hi = min(lo, min(ys_all)), max(hi, max(ys_all))
         pad = 0.05 * (hi - lo) if hi > lo else 0.5
         xx = np.linspace(lo - pad, hi + pad, 50)
         styles = ("--", ":", "-.")
