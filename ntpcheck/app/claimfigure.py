@@ -21,14 +21,15 @@ import numpy as np
 from ntpcheck.properties.framework import Verdict
 from ntpcheck.properties.framework.figure import DEFAULT_FIGURE, FigureSpec
 
-from . import figkinds
+from . import figkinds, figlimit
 from .figstyle import (BAND, BOUND, BOUND2, CEX, MEASURED, OKABE_ITO, arr, band, cex_rows, decorate, footer_lines, log_worthy,
                        new_figure, no_data, shade_before, shade_floor, shade_trivial, styled, tested_rows, who, worst_trace)
 
-__all__ = ["claim_figure", "figure_kind", "instances_caption"]
+__all__ = ["claim_figure", "figure_kind", "instances_caption", "xaxis"]
 
 #: What a kind needs in an instance's trace.
-_NEEDS = {"bound": "t", "between": "bound2", "attention": "y2", "rate": "t", "gap": "t", "scatter": "x", "panels": "panels", "instances": None}
+_NEEDS = {"bound": "t", "between": "bound2", "attention": "y2", "rate": "t", "gap": "t", "scatter": "x", "panels": "panels", "instances": None,
+          "limit": "curves"}
 
 
 def figure_kind(r) -> str | None:
@@ -58,12 +59,20 @@ def claim_figure(r):
     spec = r.claim.figure or DEFAULT_FIGURE
     lines = footer_lines(r, spec.note)
     draw = {"bound": _bound, "between": _between, "attention": _attention, "panels": _panels, "rate": figkinds.rate,
-            "gap": figkinds.gap, "scatter": figkinds.scatter, "instances": figkinds.instances}[kind]
+            "gap": figkinds.gap, "scatter": figkinds.scatter, "instances": figkinds.instances,
+            "limit": figlimit.limit}[kind]
     with styled():
         fig = draw(r, spec, lines)
         decorate(fig, r, lines)
     fig.ntpcheck_kind = kind  # for tests and captions
     return fig
+
+
+def xaxis(ax, spec: FigureSpec, what: str = "training step") -> None:
+    """The x axis: ``spec.x`` (with ``what`` it is where the label is the bare ``$t$``), log if ``spec.xlog``."""
+    ax.set_xlabel(f"{spec.x} ({what})" if spec.x == "$t$" else spec.x)
+    if spec.xlog:
+        ax.set_xscale("log")
 
 
 def _sense(tr: Mapping[str, Any], key: str = "sense") -> str:
@@ -82,11 +91,12 @@ def _bound(r, spec: FigureSpec, lines):
     _left(ax, r, spec, tr, (("bound", _label(spec), BOUND),))
     rows = tested_rows(r)
     log_units = bool(tr.get("log_units"))
-    if log_units:
+    if log_units or tr.get("absolute"):  # logs, or small counts and entropies: the difference itself
         def rel(t):
             d = arr(t, "bound") - arr(t, "y")
             return arr(t, "t"), d if _sense(t) == "<=" else -d
-        ylab, ref, above = "bound \u2212 measured (log units)", 0.0, False
+        diff = "bound \u2212 measured" if _sense(tr) == "<=" else "measured \u2212 bound"
+        ylab, ref, above = f"{diff}{' (log units)' if log_units else ''}, \u2265 0 holds", 0.0, False
     elif all(_positive(row[4]) for row in rows):
         def rel(t):
             with np.errstate(all="ignore"):
@@ -161,7 +171,7 @@ def _left(ax, r, spec: FigureSpec, tr: Mapping[str, Any], bounds) -> None:
         shade_floor(ax, spec.floor)
     if full:
         shade_before(ax, tr.get("threshold"), "before the threshold (outside the hypotheses)")
-    ax.set_xlabel(f"{spec.x} (training step)")
+    xaxis(ax, spec)
     ax.set_ylabel(spec.y or "measured quantity")
     ax.set_title(who(r) + zeros, fontsize=11)
     ax.legend(loc="best")
@@ -192,7 +202,7 @@ def _right(ax, r, rows, rel, ylabel: str, ref: float, spec: FigureSpec, fails_ab
     ax.axhspan(ref, hi, color=CEX, alpha=0.08, label="fails the claim") if fails_above else \
         ax.axhspan(lo, ref, color=CEX, alpha=0.08, label="fails the claim")
     ax.set_ylim(lo, hi)
-    ax.set_xlabel(f"{spec.x} (training step)")
+    xaxis(ax, spec)
     ax.set_ylabel(ylabel)
     ax.set_title(f"All {len(rows)} tested instances", fontsize=11)
     ax.legend(loc="best")
@@ -249,7 +259,7 @@ def _panels(r, spec: FigureSpec, lines):
         if p.get("log"):
             shade_floor(ax, p.get("floor"))
         ax.set_title(p.get("title", ""), fontsize=11)
-        ax.set_xlabel(f"{spec.x} (training step)")
+        xaxis(ax, spec)
         ax.set_ylabel(p.get("y_label", ""))
         if k == 0 or p.get("bound"):
             ax.legend(loc="best")

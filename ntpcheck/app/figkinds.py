@@ -4,6 +4,7 @@ fitted rates, linear growth, a formula against the values computed, one number p
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Mapping
 
 import numpy as np
@@ -144,18 +145,20 @@ def scatter(r, spec: FigureSpec, lines):
     every tested instance, with the claim's lines; flagged entries as crosses; residuals on the right
     when the claim is ``y = x``."""
     identity = any(a == 1.0 and b == 0.0 for _, a, b in spec.lines)
-    fig, axes = new_figure(2 if identity else 1, footer=len(lines))
+    fig, axes = new_figure(2 if identity or spec.sense != "=" else 1, footer=len(lines))
     ax = axes[0][0]
     rows = tested_rows(r)
-    xs_all = []
+    xs_all, ys_all = [], []
     for verdict in (Verdict.HOLDS, Verdict.VACUOUS, Verdict.INCONCLUSIVE):
         pts = [(x, y, f) for row in rows if row[0] is verdict for x, y, f in _points(row[4])]
         _scatter(ax, pts, VERDICT_COLOURS[verdict], f"{verdict.value} ({sum(row[0] is verdict for row in rows)} instances)")
         xs_all += [p[0] for p in pts]
+        ys_all += [p[1] for p in pts]
     for k, row in enumerate(cex_rows(r)):
         pts = list(_points(row[4]))
         _scatter(ax, pts, CEX, ("counterexample (shrunk)" if row[3] else "falsified") if k < 2 else None, size=90 if row[3] else 40)
         xs_all += [p[0] for p in pts]
+        ys_all += [p[1] for p in pts]
     if spec.bound2:  # the claim's other bound, one value per instance
         for row in rows:
             if row[4].get("y2"):
@@ -163,9 +166,11 @@ def scatter(r, spec: FigureSpec, lines):
                 xs_all += list(row[4]["x2"])
         ax.plot([], [], "_", color=OKABE_ITO["purple"], ms=18, mew=3, label=spec.bound2)
     if any(f for row in rows for _, _, f in _points(row[4])):
-        ax.plot([], [], "x", color="0.3", ls="none", label="query failing Hall's condition")
+        ax.plot([], [], "x", color="0.3", ls="none", label=spec.flag)
     if xs_all:
         lo, hi = min(xs_all), max(xs_all)
+        if identity and ys_all:  # y = x through every point drawn, also those far off it
+            lo, hi = min(lo, min(ys_all)), max(hi, max(ys_all))
         pad = 0.05 * (hi - lo) if hi > lo else 0.5
         xx = np.linspace(lo - pad, hi + pad, 50)
         styles = ("--", ":", "-.")
@@ -175,9 +180,35 @@ def scatter(r, spec: FigureSpec, lines):
     ax.set_ylabel(spec.y)
     ax.set_title(f"Every entry of the {len(rows)} tested instances", fontsize=11)
     ax.legend(loc="best")
-    if identity:
+    if spec.sense != "=":
+        _slacks(axes[0][1], r, rows, spec)
+    elif identity:
         _residuals(axes[0][1], r, rows, spec)
     return fig
+
+
+def _slacks(ax, r, rows, spec: FigureSpec) -> None:
+    """An inequality ``y <= x`` (or ``>=``) per entry: the signed slack ``x - y`` (or ``y - x``) of
+    every entry, each instance at its rank, the failing side (< 0) shaded."""
+    sign = 1.0 if spec.sense == "<=" else -1.0
+    groups = [(row, [sign * (x - y) for x, y, _ in _points(row[4])]) for row in rows + [row for row in cex_rows(r) if row not in rows]]
+    groups = sorted(((row, g) for row, g in groups if g), key=lambda g: min(g[1]))
+    if not groups:
+        no_data(ax, "no entries")
+        return
+    for k, (row, g) in enumerate(groups):
+        ax.plot([k] * len(g), g, "o", color=CEX if row[0] is Verdict.FALSIFIED else VERDICT_COLOURS[row[0]], ms=5, alpha=0.8)
+    vals = [v for _, g in groups for v in g]
+    if log_worthy([abs(v) for v in vals if v != 0], 1e3):
+        ax.set_yscale("symlog", linthresh=max(min(abs(v) for v in vals if v != 0), 1e-12))
+    ax.axhline(0.0, color=BOUND, gid="bound", lw=2, ls="--", label="0: the bound met with equality")
+    lo = min(min(vals), -0.05 * max(abs(v) for v in vals) - 1e-12)
+    ax.axhspan(lo * 1.1, 0.0, color=CEX, alpha=0.08, label="< 0 fails the claim")
+    ax.set_ylim(lo * 1.1, max(max(vals), -lo) * 1.15)
+    ax.set_xlabel("tested instance (sorted by its smallest slack)")
+    ax.set_ylabel(f"slack {'x - y' if sign > 0 else 'y - x'} per entry (\u2265 0 holds)")
+    ax.set_title("Slack to the claimed inequality", fontsize=11)
+    ax.legend(loc="best")
 
 
 def _points(tr: Mapping[str, Any]):
@@ -263,6 +294,12 @@ def instances(r, spec: FigureSpec, lines):
     shrunk = [k for k, (row, _) in enumerate(vals) if row[3]]
     if shrunk:
         ax.plot(x[shrunk], y[shrunk], "*", color=CEX, ms=16, label="shrunk counterexample")
+    drawn = np.maximum(y, floor) if floor else y
+    if drawn.min() == drawn.max():  # one value on every instance: limits of our own (matplotlib's would be singular)
+        v = [float(drawn[0])] + ([ref] if ref is not None and (ref > 0 or not log) else [])
+        with warnings.catch_warnings():  # the pending autoscale of one value warns before our limits replace it
+            warnings.simplefilter("ignore", UserWarning)
+            ax.set_ylim(*((min(v) / 5, max(v) * 5) if log else (min(v) - 0.5 - 0.1 * abs(min(v)), max(v) + 0.5 + 0.1 * abs(max(v)))))
     if ref is not None:
         ax.axhline(ref, color=BOUND, gid="bound", lw=2, ls="--", label=f"reference {ref:g}")
     ax.set_xlim(0.5, len(vals) + 0.5)

@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-__all__ = ["FigureSpec", "KINDS", "DEFAULT_FIGURE", "trace_of", "thin", "thin_indices", "jsonable", "POINTS"]
+__all__ = ["FigureSpec", "KINDS", "DEFAULT_FIGURE", "with_figures", "trace_of", "thin", "thin_indices", "jsonable", "POINTS"]
 
 #: The figure kinds the report draws:
 #:
@@ -43,8 +43,10 @@ __all__ = ["FigureSpec", "KINDS", "DEFAULT_FIGURE", "trace_of", "thin", "thin_in
 #: * ``scatter``: computed values against the claimed formula, with y = x;
 #: * ``attention``: optimal and non-optimal attention over t;
 #: * ``panels``: several quantities over t, one panel each (a reproduced experiment);
-#: * ``instances``: one number per instance against a threshold (identities, predictions).
-KINDS = ("bound", "between", "rate", "gap", "scatter", "attention", "panels", "instances")
+#: * ``instances``: one number per instance against a threshold (identities, predictions);
+#: * ``limit``: a rate-free limit judged by a trend (``q -> 0`` or ``y -> infinity``): each quantity
+#:   against t on log axes with its fitted trend and interval, and every instance's slope.
+KINDS = ("bound", "between", "rate", "gap", "scatter", "attention", "panels", "instances", "limit")
 
 #: Points kept per curve by :func:`thin`.
 POINTS = 96
@@ -86,6 +88,13 @@ class FigureSpec:
         a formula against the value computed; the claimed ends of an interval).
     note : str
         One sentence under the figure.
+    xlog : bool
+        Logarithmic x axis (runs recorded at geometric steps, a radius B, a scale gamma).
+    sense : str
+        ``scatter`` kind: ``"="`` (the points must lie on the lines: an identity), ``"<="`` or
+        ``">="`` (below or above ``y = x``: an inequality, its slack drawn per instance).
+    flag : str
+        ``scatter`` kind: what a cross (a flagged point) is.
     """
 
     kind: str = "bound"
@@ -103,16 +112,32 @@ class FigureSpec:
     reference: float | None = None
     lines: tuple[tuple[str, float, float], ...] = ()
     note: str = ""
+    xlog: bool = False
+    sense: str = "="
+    flag: str = "query failing Hall's condition"
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"FigureSpec.kind must be one of {KINDS}, got {self.kind!r}")
         if self.law not in ("power", "exp"):
             raise ValueError(f"FigureSpec.law must be 'power' or 'exp', got {self.law!r}")
+        if self.sense not in ("=", "<=", ">="):
+            raise ValueError(f"FigureSpec.sense must be '=', '<=' or '>=', got {self.sense!r}")
 
 
 #: The figure of a claim that declares none: its check's series, or one number per instance.
 DEFAULT_FIGURE = FigureSpec()
+
+
+def with_figures(claims: tuple, figures: Mapping[str, FigureSpec]) -> tuple:
+    """Each claim with its figure (``figures``, by the claim's full name; its own where none).
+    A figure declared for no claim is an error (a renamed claim would silently lose it)."""
+    import dataclasses
+
+    unknown = sorted(set(figures) - {c.name for c in claims})
+    if unknown:
+        raise ValueError(f"figures declared for no claim: {unknown}")
+    return tuple(dataclasses.replace(c, figure=figures.get(c.name, c.figure)) for c in claims)
 
 
 def thin_indices(n: int, points: int = POINTS) -> np.ndarray:

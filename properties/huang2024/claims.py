@@ -10,7 +10,6 @@ formulas and worked examples by a structural change of their input
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 
 import numpy as np
@@ -20,6 +19,7 @@ from ntpcheck import model
 from ..framework.claim import Claim, Informative, Structural, Tighten
 from ..framework.parts import Part
 from ..framework.evidence import evidence
+from ..framework.figure import with_figures
 from ..framework.verdicts import Verdict
 from . import findings, setups
 from .figspecs import FIGURES
@@ -323,13 +323,4 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def _with_figures(claims: tuple[Claim, ...]) -> tuple[Claim, ...]:
-    """Each claim with its figure (:data:`.figspecs.FIGURES`, by full name; the generic one where none)."""
-    names = {c.name for c in claims}
-    unknown = sorted(set(FIGURES) - names)
-    if unknown:
-        raise ValueError(f"figures declared for no claim: {unknown}")
-    return tuple(dataclasses.replace(c, figure=FIGURES.get(c.name, c.figure)) for c in claims)
-
-
-CLAIMS = _with_figures(CLAIMS)
+CLAIMS = with_figures(CLAIMS, FIGURES)  # each claim with its figure (.figspecs; the generic one where none)

@@ -13,13 +13,15 @@
 """
 
 from ..framework.claim import Paper
+from ..framework.figure import with_figures
 from . import setups
+from .figspecs import FIGURES
 from .claims import CLAIMS as STATIC_CLAIMS
 from .dynamics import DYNAMICS_CLAIMS
 from .lemma5_claims import LEMMA5_CLAIMS
 from .regpath import REGPATH_CLAIMS
 
-CLAIMS = STATIC_CLAIMS + REGPATH_CLAIMS + DYNAMICS_CLAIMS + LEMMA5_CLAIMS
+CLAIMS = with_figures(STATIC_CLAIMS + REGPATH_CLAIMS + DYNAMICS_CLAIMS + LEMMA5_CLAIMS, FIGURES)
 
 __all__ = ["PAPER", "CLAIMS"]
 

@@ -52,7 +52,7 @@ def check_appc_identity(ev, *, per_length: bool = False) -> object:
         if abs(a - b) > IDENTITY_RTOL * scale * max(1, factor):
             return falsified(-abs(a - b), f"{what}: {a:.12g} vs {b:.12g}")
     return holds(1.0, f"prefix average = CE(reduced, m = {D.m} of {sum(len(g) for g in distinct_by_length(seqs).values())} (t, context) pairs); "
-                      f"display = {T - 1} CE", m=D.m)
+                      f"display = {T - 1} CE", m=D.m, literal=literal, reduced=reduced, display=display, T=T)
 
 
 def m_by_length(seqs) -> list[int]:

@@ -41,7 +41,7 @@ def check_eq24(ev, *, in_support: bool = True) -> object:
     err = abs(lhs - rhs) / _scale(D, U)
     if err > IDENTITY_RTOL:
         return falsified(-err, f"Eq. (24) = {rhs:.12g}, <-grad CE, U> = {lhs:.12g}")
-    return holds(1.0, f"Eq. (24) = <-grad CE(W), U> to {err:.2g} (relative)", value=lhs)
+    return holds(1.0, f"Eq. (24) = <-grad CE(W), U> to {err:.2g} (relative)", value=lhs, eq24=rhs)
 
 
 def check_t1pf_c(ev, *, sign: float = 1.0) -> object:
@@ -96,18 +96,22 @@ def check_dcef_b(ev, *, reading: str, flip: bool = False) -> object:
     D = ev.data
     W = ev.F.project(ev.probe(0))
     target = ce_f(D, W)
+    limits, targets = [], []
     dirs = [("W^d = 0", np.zeros_like(W)), ("W^d = P_perp(probe)", ev.F.perp(ev.probe(1)))] if reading == "A" else feasible_directions(ev)
     for name, Wd in dirs:
         Wd = -Wd if flip else Wd
         lim = limit_ce(D, W, Wd)
+        limits.append(lim)
+        targets.append(target)
         if not abs(lim - target) <= IDENTITY_RTOL * (1 + abs(target)):
-            return falsified(-1.0, f"{name}: lim CE(W + R W^d) = {lim:.6g}, CE_F(W) = {target:.6g}", limit=lim, ce_f=target)
+            return falsified(-1.0, f"{name}: lim CE(W + R W^d) = {lim:.6g}, CE_F(W) = {target:.6g}", limit=lim, ce_f=target,
+                             limits=limits, targets=targets)
         if reading == "B":
             R = bounds.M_const(D.H) * float(np.linalg.norm(W)) + 50.0
             gap = excess(D, W + R * Wd).out_of_support
             if gap > 1e-20:
                 return falsified(-gap, f"{name}: CE(W + R W^d) - CE_F(W) = {gap:.3g} at R = {R:.4g}")
-    return holds(1.0, f"lim CE(W + R W^d) = CE_F(W) = {target:.6g} for every W^d tried")
+    return holds(1.0, f"lim CE(W + R W^d) = CE_F(W) = {target:.6g} for every W^d tried", limits=limits, targets=targets)
 
 
 def check_eq13(ev, *, offset: float = 0.0) -> object:
@@ -133,7 +137,7 @@ def check_lemma4_1(ev, *, offset: float = 0.0) -> object:
     other = excess(D, ev.F.project(ev.probe(0))).in_support
     if at_star > 1e-20 or other < 0:
         return falsified(-1.0, f"CE_F(W*) - H = {at_star:.3g}; at another point of F {other:.3g}")
-    return holds(1.0, f"CE_F(W*) - H = {at_star:.2g} <= CE_F(W) - H = {other:.3g} at a point of F")
+    return holds(1.0, f"CE_F(W*) - H = {at_star:.2g} <= CE_F(W) - H = {other:.3g} at a point of F", at_w_star=at_star, other=other)
 
 
 def check_lemma4_2(ev, *, offset: float = 0.0) -> object:
@@ -184,7 +188,7 @@ def check_r1_unique(ev) -> object:
             return inconclusive(f"SLSQP stopped with KKT residual {sol.kkt:.2g} at B = {B}")
         if not sol.lam > 0 or abs(norm - B) > 1e-6 * B:
             return falsified(-1.0, f"at B = {B}: ||W_B|| = {norm:.6g}, lambda = {sol.lam:.3g}: the minimiser need not be unique")
-    return holds(1.0, "at B = 2: ||W_B|| = B and -grad CE = lambda W_B with lambda > 0 (unique)")
+    return holds(1.0, "at B = 2: ||W_B|| = B and -grad CE = lambda W_B with lambda > 0 (unique)", lam=float(sol.lam), norm=norm)
 
 
 def merged_lower_bound(D) -> float:
@@ -216,7 +220,7 @@ def check_r11(ev, *, trust: bool = False) -> object:
         at_star = excess(D, ev.compat.w_star).in_support
         if at_star > 1e-20:
             return falsified(-at_star, f"compatible, yet CE_F(W*) - H = {at_star:.3g}")
-        return holds(1.0, f"compatible: (3a) holds at W* (CE_F(W*) - H = {at_star:.2g})")
+        return holds(1.0, f"compatible: (3a) holds at W* (CE_F(W*) - H = {at_star:.2g})", at_w_star=at_star)
     lb = merged_lower_bound(D) - H
     found = min_ce_f(D, ev.F, ev.probe(0)).value - H
     if found < lb - 1e-9:

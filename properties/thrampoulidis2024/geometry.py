@@ -153,7 +153,7 @@ def check_svm_supports_only(ev, *, use_w_star: bool = False) -> object:
     diff = float(np.max(np.abs(a - b), initial=0.0)) / (1 + float(np.max(np.abs(a), initial=0.0)))
     if diff > SVM_TOL:
         return falsified(-diff, f"redrawn counts with the same supports move the matrix by {diff:.3g} (relative)")
-    return holds(1.0, f"same W^mm for redrawn counts (to {diff:.2g})")
+    return holds(1.0, f"same W^mm for redrawn counts (to {diff:.2g})", difference=diff)
 
 
 def shared_pattern(ev) -> str | None:
@@ -177,8 +177,8 @@ def check_svm_equal_rows(ev, *, matrix: str = "w_mm") -> object:
     if worst_diff > SVM_TOL:
         return falsified(-worst_diff, f"two tokens with one support pattern have rows {worst_diff:.3g} apart (relative)")
     if pairs == 0:
-        return holds(1.0, "no two tokens share a support pattern (automatic)")
-    return holds(1.0, f"{pairs} pairs of tokens with one pattern, equal rows to {worst_diff:.2g}", pairs=pairs)
+        return holds(1.0, "no two tokens share a support pattern (automatic)", pairs=0)
+    return holds(1.0, f"{pairs} pairs of tokens with one pattern, equal rows to {worst_diff:.2g}", pairs=pairs, difference=worst_diff)
 
 
 def check_svm_orthogonal(ev, *, shift: float = 0.0) -> object:
@@ -190,4 +190,4 @@ def check_svm_orthogonal(ev, *, shift: float = 0.0) -> object:
     inner = abs(float(np.sum(a * b))) / max(1e-300, float(np.linalg.norm(a) * np.linalg.norm(b)))
     if inner > SVM_TOL:
         return falsified(-inner, f"cos(W*, W^mm) = {inner:.3g}")
-    return holds(1.0, f"cos(W*, W^mm) = {inner:.2g}")
+    return holds(1.0, f"cos(W*, W^mm) = {inner:.2g}", cosine=inner)

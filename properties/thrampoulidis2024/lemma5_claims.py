@@ -4,6 +4,8 @@ the instance's parameters.  The mathematics is in :mod:`.lemma5`."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -152,7 +154,8 @@ def check_eq20_21(ev, *, reading: str) -> Outcome:
                              f"(21) [{reading}]: CE(genie) - base <= V e^(-R'(1+alpha))/A_min")
     else:
         o21 = holds(1.0, f"(21) [{reading}]: CE(genie) - base is not positive, below the positive bound")
-    return worst(o20, o21)
+    o = worst(o20, o21)
+    return dataclasses.replace(o, measured={**o.measured, **b})  # both sides of (20) and (21): the figure's points
 
 
 def lemma5_reference() -> LinearInstance:

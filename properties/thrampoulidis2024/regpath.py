@@ -153,7 +153,7 @@ def t1pf_a_outcome(D: NTPData, Bs) -> Outcome:
             return inconclusive(f"(8) at B = {B:.6g} not certified (||W|| = {nW:.6g}, mu = {p.mu:.3g}, dist = {p.dist:.3g})", **m)
     mu_min = min(r[2] for r in rows)
     return holds(mu_min, f"certified KKT points with mu > 0 on the sphere at B = {', '.join(f'{r[0]:.4g}' for r in rows)} "
-                         f"(smallest mu {mu_min:.3g})", mus=[r[2] for r in rows])
+                         f"(smallest mu {mu_min:.3g})", mus=[r[2] for r in rows], Bs=[r[0] for r in rows], norms=[r[1] for r in rows])
 
 
 @_needs

@@ -73,6 +73,7 @@ def check_d1_ind(ev, *, count_offset: int = 0) -> object:
     dimensions (``h̄_j ≠ 0``); and (4)'s anchor form has the solutions of the all-pairs form
     (``count_offset``: the sabotage, a count off by that much)."""
     D = ev.data
+    claimed, ranks = [], []  # per context: (S_j - 1, rank of its anchor rows) and (V - 1, rank with (6b)); the figure's points
     for j, s in enumerate(D.supports):
         if not np.any(D.H[:, j]):
             continue
@@ -83,6 +84,8 @@ def check_d1_ind(ev, *, count_offset: int = 0) -> object:
         r_pairs = np.linalg.matrix_rank(pair_rows(D, pairs)) if pairs else 0
         r_all = np.linalg.matrix_rank(pair_rows(D, anchors + outs)) if anchors + outs else 0
         want = len(s) - 1 + count_offset
+        claimed += [want, D.V - 1 + count_offset]
+        ranks += [int(r_anchor), int(r_all)]
         if not r_anchor == r_pairs == want or r_all != D.V - 1 + count_offset:
             return falsified(-1.0, f"context {j + 1}: ranks {r_anchor} (anchors), {r_pairs} (all pairs), {r_all} with (6b); "
                                    f"claimed {want} and {D.V - 1 + count_offset}", context=j)
@@ -95,7 +98,8 @@ def check_d1_ind(ev, *, count_offset: int = 0) -> object:
             err = float(np.max(np.abs(pair_rows(D, pairs) @ W.ravel() - rhs)))
             if err > IDENTITY_RTOL * (1 + np.max(np.abs(rhs))):
                 return falsified(-err, f"the anchor solution misses an all-pairs constraint of (4) by {err:.3g}")
-    return holds(1.0, "per context: S_j - 1 independent constraints for (4), V - 1 with (6b); anchors give every pair")
+    return holds(1.0, "per context: S_j - 1 independent constraints for (4), V - 1 with (6b); anchors give every pair",
+                 claimed=claimed, ranks=ranks)
 
 
 def check_fn6(ev, *, perturb: float = 0.0) -> object:
