@@ -101,6 +101,21 @@ def test_thm3_gaps_speak_of_large_t_only():
     assert o.verdict is Verdict.FALSIFIED and "<= 0" in o.detail, o.detail
 
 
+def test_thm3_gaps_in_a_transient_are_confirmed_on_a_longer_run():
+    """Skewed weights at eta = 0.005: at T' = 2013 (eta T' = 10) the gap's increments still decay
+    like t^-0.69; on the confirming run (eta T' = 100) they are constant: holds, and says so."""
+    import ntpcheck
+    from ntpcheck.instance import Instance
+
+    ds = ntpcheck.loads("C -> A\nC C -> A\nA -> B\nA B B A -> B\nA A -> B\nB -> C\n"
+                        "A B -> C @ 31.622776601683793\nD A -> B @ 0.03162277660168379\n")
+    ev = evidence(Instance(ds, None, T=900, T2=2013, eta0=0.1, eta=0.005))
+    o = check_thm3_gaps(ev)
+    assert o.verdict is Verdict.HOLDS and "on a run to T' = 20000" in o.detail, o.detail
+    o = check_thm3_gaps(ev, gap=lambda t, g: np.log1p(t))
+    assert o.verdict is Verdict.FALSIFIED and "on a run to T' = 20000" in o.detail, o.detail
+
+
 def test_thm1_rate_reports_a_fitted_exponent_with_its_interval():
     c = PAPER.claim("Thm. 1 [rate]")
     from ntpcheck.properties.framework import evaluate
