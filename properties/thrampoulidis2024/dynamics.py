@@ -181,12 +181,17 @@ T2PF_READINGS = ("as printed", "as derived")
 
 
 def t2pf_instances(profile: str) -> st.SearchStrategy[LinearInstance]:
-    """Data meeting the hypotheses, 10⁵ GD steps, LeCun init (seeds 0-2, shrinking to seed 0) or zero
+    """Data meeting the hypotheses, 10⁵ GD steps, LeCun init (seeds 0-7, shrinking to seed 0) or zero
     init, ``η`` as :func:`gd_instances`, and ``alpha = ε/(1 − ε)`` for ``ε ∈ {0.45, 0.3, 0.1}``
     (Lemma 5 needs ``α < 1``, so ``ε < ½``).  LeCun first: from a random start Lemma 5's threshold
-    can hold from the first steps, where the ``k₀`` term of the inequality matters most."""
+    can hold from the first steps, where the ``k₀`` term of the inequality matters most.  Half of
+    the draws (the half examples shrink to) have one or two contexts and at most three tokens,
+    where ``R(α)`` is small enough to be crossed in those first steps; on the profile's sizes alone
+    the search met such a run in about 1 of 30 tested instances, and which seed met one changed
+    with the Hypothesis version."""
+    data = st.one_of(linear_instances(max_contexts=2, max_vocab=3, max_extra_dims=1), linear_instances(**SIZES[profile]))
     return st.builds(lambda inst, init, eta, a: inst.with_params(steps=100_000, init=init, eta=eta, alpha=a),
-                     linear_instances(**SIZES[profile]), st.sampled_from([1, 2, 3, 0]), st.sampled_from([1.0, 0.5, 0.25]),
+                     data, st.sampled_from([*range(1, 9), 0]), st.sampled_from([1.0, 0.5, 0.25]),
                      st.sampled_from([0.45 / 0.55, 0.3 / 0.7, 0.1 / 0.9]))
 
 
