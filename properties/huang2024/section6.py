@@ -226,10 +226,9 @@ def check_thm3_gaps(ev: Evidence, *, gap=None) -> Outcome:
     ``eta T' = CONFIRM_STAGE2_TIME`` where the first run was shorter: the verdict is the
     longer run's, whose detail says so."""
     o = thm3_gaps_on_run(ev, gap=gap)
-    eta = ev.instance.steps[1]
-    if o.verdict is not Verdict.FALSIFIED or eta * ev.T2 >= CONFIRM_STAGE2_TIME:
+    if o.verdict is not Verdict.FALSIFIED or ev.eta * ev.T2 >= CONFIRM_STAGE2_TIME:
         return o
-    longer = evidence(dataclasses.replace(ev.instance, T2=math.ceil(CONFIRM_STAGE2_TIME / eta)))
+    longer = evidence(ev.instance.with_params(T2=math.ceil(CONFIRM_STAGE2_TIME / ev.eta)))
     o2 = thm3_gaps_on_run(longer, gap=gap)
     return dataclasses.replace(o2, detail=f"on a run to T' = {longer.T2} (eta T' = {CONFIRM_STAGE2_TIME:g}; at T' = {ev.T2}: "
                                            f"{o.detail}): {o2.detail}")
