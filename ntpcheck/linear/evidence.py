@@ -90,14 +90,23 @@ class LinearEvidence:
 
         return References(self.w_star, self.w_mm, self.F.basis)
 
-    @cached_property
+    @property
     def gd(self):
         """GD with the instance's ``steps``, ``eta`` (× 1/(2L̄)) and ``init``, recorded with :attr:`references`."""
+        return self.gd_at(1)
+
+    def gd_at(self, factor: int = 1):
+        """:attr:`gd` run ``factor`` times as many steps (the confirming runs of a limit,
+        :func:`ntpcheck.properties.framework.limits.judge`); cached per factor."""
         from .dynamics import gd_step, train
 
-        init = int(self.instance.param("init"))
-        return train(self.data, "gd", int(self.instance.param("steps")), self.instance.param("eta") * gd_step(self.data),
-                     init="zero" if init == 0 else "lecun", seed=max(init - 1, 0), refs=self.references)
+        runs = self.__dict__.setdefault("_gd_runs", {})
+        if factor not in runs:
+            init = int(self.instance.param("init"))
+            runs[factor] = train(self.data, "gd", int(factor) * int(self.instance.param("steps")),
+                                 self.instance.param("eta") * gd_step(self.data), init="zero" if init == 0 else "lecun",
+                                 seed=max(init - 1, 0), refs=self.references)
+        return runs[factor]
 
     @cached_property
     def path(self):

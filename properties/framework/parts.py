@@ -13,6 +13,9 @@ kind            mutant
 ``term``        the term dropped
 ``exponent``    the exponent 0.01 steeper (:data:`EXPONENT_STEP`)
 ``threshold``   the threshold 1% earlier (the claim applies sooner)
+``limit``       the limit 1% off (a value shifted by 1% of its scale,
+                a matrix scaled by 1.01, a direction turned by 0.01 rad:
+                the formula's code says how, with a function)
 ==============  =====================================================
 
 The formula's code marks where a part enters with :func:`mutable`; inside
@@ -59,7 +62,8 @@ _HOW = {UP: lambda v: v * (1 + STEP), DOWN: lambda v: v * (1 - STEP), DROP: lamb
         STEEPER_UP: lambda v: v + EXPONENT_STEP, STEEPER_DOWN: lambda v: v - EXPONENT_STEP}
 
 #: The kinds of parts, and their mutants in words.
-KINDS = {"constant": "1% tighter", "term": "dropped", "exponent": "0.01 steeper", "threshold": "1% earlier"}
+KINDS = {"constant": "1% tighter", "term": "dropped", "exponent": "0.01 steeper", "threshold": "1% earlier",
+         "limit": "1% off"}
 
 _ACTIVE: ContextVar[str | None] = ContextVar("ntpcheck_mutant", default=None)
 _REACHED: ContextVar[set | None] = ContextVar("ntpcheck_mutant_reached", default=None)
@@ -108,8 +112,22 @@ def mutable(name: str, value, how: str):
 
     ``how`` says which change makes the statement stronger: :data:`UP` or
     :data:`DOWN` (1%), :data:`DROP` (the term is 0), :data:`STEEPER_UP` or
-    :data:`STEEPER_DOWN` (an exponent, by 0.01).  Works on numbers and arrays.
+    :data:`STEEPER_DOWN` (an exponent, by 0.01), or a function of the value (a limit's mutant:
+    a shift, a rotation).  Works on numbers and arrays.
+
+    Examples
+    --------
+    >>> with mutating("lim"):
+    ...     mutable("lim", 0.5, lambda v: v + 0.01)
+    0.51
     """
+    if callable(how):
+        if _ACTIVE.get() != name:
+            return value
+        seen = _REACHED.get()
+        if seen is not None:
+            seen.add(name)
+        return how(value)
     if how not in _HOW:
         raise ValueError(f"unknown mutation {how!r}")
     if _ACTIVE.get() != name:

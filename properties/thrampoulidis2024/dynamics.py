@@ -40,7 +40,7 @@ from ..framework.evidence import evidence
 from ..framework.verdicts import Outcome, Verdict
 from .examples import toy
 from .setups import HYP, SIZES
-from .trends import limit_infinity, limit_zero
+from ..framework.limits import Series, at_horizons, judge
 
 __all__ = ["DYNAMICS_CLAIMS", "HYP", "gd_instances", "hypotheses_met", "check_lemma2", "check_thm2", "check_lemma4_3",
            "check_lemma4_4", "inseparable_far", "dist_floor"]
@@ -82,78 +82,157 @@ def _ran(ev) -> Outcome | None:
     return None
 
 
+# -- the limits, judged on the run and on runs 10x and 100x as long (framework.limits) ----------------
+def gd_series(ev, quantity, floor=lambda ev, tr: 0.0) -> Series:
+    """The run of ``quantity(tr)`` at ``f`` times the instance's steps (``f`` = 1, 10, 100), with its
+    rounding ``floor(ev, tr)``; None where GD stopped early (no confirming run)."""
+    def run(f: int):
+        tr = ev.gd_at(f)
+        return None if tr.status != "done" else (tr.k, quantity(tr), floor(ev, tr))
+
+    return at_horizons(run)
+
+
+def _floor_F(ev, tr) -> np.ndarray:
+    return dist_floor(tr.norm, float(np.linalg.norm(ev.w_star)))
+
+
+def limit_H(ev) -> float:
+    """Lemma 2's limit of CE, ``ℋ``; its mutant is ``ℋ − 0.01 max(ℋ, 1)`` (1% of the loss's scale, in nats;
+    below ``ℋ``, so that the distance ``CE − limit`` never crosses 0 on the way)."""
+    return mutable("lim CE", ev.entropy, lambda v: v - 0.01 * max(abs(v), 1.0))
+
+
+def limit_direction(ev) -> np.ndarray:
+    """Theorem 2's limit direction ``W̄^mm``; its mutant is ``W̄^mm`` rotated by 0.01 rad (:func:`rotated`)."""
+    return mutable("lim direction", ev.w_mm, lambda W: rotated(W, 0.01, ev.references))
+
+
+def limit_W_star(ev) -> np.ndarray:
+    """The limit ``W⋆`` of ``P_ℱW_k``; its mutant is ``1.01 W⋆``."""
+    return mutable("lim W*", ev.w_star, UP)
+
+
+def rotated(W: np.ndarray, angle: float, refs) -> np.ndarray:
+    """``W`` (unit-normalised) turned by ``angle`` radians towards a fixed unit direction orthogonal to it,
+    in ℱ^⊥ where ℱ^⊥ has one (else in the whole space): the same direction for the same data.
+
+    Examples
+    --------
+    >>> from ntpcheck.linear.dynamics import References
+    >>> refs = References(np.zeros((2, 2)), np.array([[1.0, 0.0], [-1.0, 0.0]]), np.zeros((0, 4)))
+    >>> R = rotated(refs.W_mm, 0.3, refs)
+    >>> round(float(np.sum(R * refs.W_mm) / np.linalg.norm(refs.W_mm)), 6) == round(float(np.cos(0.3)), 6)
+    True
+    """
+    W = np.asarray(W, dtype=float)
+    u = W / np.linalg.norm(W)
+    rng = np.random.default_rng(20241)
+    for _ in range(4):
+        G = rng.normal(size=W.shape)
+        G = G - refs.project(G) if refs.basis.size else G
+        G = G - np.sum(G * u) * u
+        if np.linalg.norm(G) > 1e-8:
+            break
+        G = rng.normal(size=W.shape)
+        G = G - np.sum(G * u) * u
+    v = G / np.linalg.norm(G)
+    return np.cos(angle) * u + np.sin(angle) * v
+
+
 # -- Lemma 2 -------------------------------------------------------------------------------------
-def lemma2_outcome(k, excess, norm) -> Outcome:
-    """``CE(W_k) − ℋ → 0`` and ``‖W_k‖ → ∞`` (worst of the two trends)."""
-    return worst(limit_zero(k, excess, "CE(W_k) - H", decades=DECADES),
-                 limit_infinity(k, norm, "||W_k||", decades=DECADES))
+def lemma2_outcome(ce_minus_H: Series, norm: Series) -> Outcome:
+    """``CE(W_k) − ℋ → 0`` and ``‖W_k‖ → ∞`` (worst of the two limits)."""
+    return worst(judge(ce_minus_H, "|CE(W_k) - H|", decades=DECADES),
+                 judge(norm, "||W_k||", toward="infinity", decades=DECADES))
 
 
 @_needs
 def check_lemma2(ev) -> Outcome:
-    tr = ev.gd
-    return _ran(ev) or lemma2_outcome(tr.k, tr.excess, tr.norm)
+    shift = limit_H(ev) - ev.entropy
+    return _ran(ev) or lemma2_outcome(gd_series(ev, lambda tr: np.abs(tr.excess - shift)), gd_series(ev, lambda tr: tr.norm))
 
 
 # -- Theorem 2 and Lemma 4 (3)-(4) ---------------------------------------------------------------
-def thm2_outcome(k, omc, dist, floor) -> Outcome:
-    """``1 − ⟨W̄_k, W̄^mm⟩ → 0`` and ``‖P_ℱW_k − W⋆‖ → 0`` (worst of the two trends)."""
-    return worst(limit_zero(k, omc, "1 - <W_k/||W_k||, W^mm/||W^mm||>", floor=ROUNDING, decades=DECADES),
-                 limit_zero(k, dist, "||P_F W_k - W*||", floor=floor, decades=DECADES))
+def thm2_outcome(omc: Series, dist: Series) -> Outcome:
+    """``1 − ⟨W̄_k, W̄^mm⟩ → 0`` and ``‖P_ℱW_k − W⋆‖ → 0`` (worst of the two limits)."""
+    return worst(judge(omc, "1 - <W_k/||W_k||, W^mm/||W^mm||>", decades=DECADES),
+                 judge(dist, "||P_F W_k - W*||", decades=DECADES))
+
+
+def _one_minus_corr(ev):
+    ref = limit_direction(ev)
+    if ref is ev.w_mm:
+        return gd_series(ev, lambda tr: tr.one_minus_corr, lambda ev, tr: ROUNDING)
+    return gd_series(ev, lambda tr: one_minus_cos(tr.W, ref), lambda ev, tr: ROUNDING)
+
+
+def _dist_F(ev):
+    ref = limit_W_star(ev)
+    if ref is ev.w_star:
+        return gd_series(ev, lambda tr: tr.dist_F, _floor_F)
+    return gd_series(ev, lambda tr: np.sqrt(np.sum((ev.references.project(tr.W) - ref) ** 2, axis=(1, 2))), _floor_F)
 
 
 @_needs
 def check_thm2(ev) -> Outcome:
-    tr = ev.gd
-    return _ran(ev) or thm2_outcome(tr.k, tr.one_minus_corr, tr.dist_F, dist_floor(tr.norm, np.linalg.norm(ev.w_star)))
+    return _ran(ev) or thm2_outcome(_one_minus_corr(ev), _dist_F(ev))
 
 
 @_needs
 def check_lemma4_3(ev) -> Outcome:
-    tr = ev.gd
-    return _ran(ev) or limit_zero(tr.k, tr.dist_F, "||P_F W_k - W*||", floor=dist_floor(tr.norm, np.linalg.norm(ev.w_star)),
-                                  decades=DECADES)
+    return _ran(ev) or judge(_dist_F(ev), "||P_F W_k - W*||", decades=DECADES)
 
 
 @_needs
 def check_lemma4_4(ev) -> Outcome:
-    tr = ev.gd
-    return _ran(ev) or limit_infinity(tr.k, tr.norm_perp, "||P_perp W_k||", decades=DECADES)
+    return _ran(ev) or judge(gd_series(ev, lambda tr: tr.norm_perp), "||P_perp W_k||", toward="infinity", decades=DECADES)
 
 
 # -- sabotages -----------------------------------------------------------------------------------
-def inseparable_far():
+def inseparable_far(f: int = 1):
     """Data that are not NTP-separable (d = 1, two contexts h = 1 and h = −2 both followed by token A
     only: no ``w = w_A − w_B`` has ``w ≥ 1`` and ``−2w ≥ 1``) with GD started far out,
-    ``W_0 = (1000, −1000)ᵀ``: CE has a finite minimiser, so GD's ‖W_k‖ shrinks to its norm and
-    CE − ℋ levels off above 0."""
+    ``W_0 = (1000, −1000)ᵀ``, for ``f`` × 10⁴ steps: CE has a finite minimiser, so GD's ‖W_k‖
+    shrinks to its norm and CE − ℋ levels off above 0."""
     D = NTPData(np.array([[1.0, -2.0]]), np.array([[1, 0], [1, 0]]))
-    return D, train(D, "gd", 10_000, init=np.array([[1000.0], [-1000.0]]))
+    return D, train(D, "gd", 10_000 * f, init=np.array([[1000.0], [-1000.0]]))
+
+
+def _inseparable_series(quantity) -> Series:
+    return at_horizons(lambda f: (lambda tr: (tr.k, quantity(tr), 0.0))(inseparable_far(f)[1]))
 
 
 def _sabotage_lemma2() -> Outcome:
-    D, tr = inseparable_far()
-    return lemma2_outcome(tr.k, tr.excess, tr.norm)
+    return lemma2_outcome(_inseparable_series(lambda tr: tr.excess), _inseparable_series(lambda tr: tr.norm))
 
 
 def _sabotage_lemma4_4() -> Outcome:
-    D, tr = inseparable_far()  # ℱ = {0} (one token per context): P_⊥ W = W
-    return limit_infinity(tr.k, tr.norm, "||P_perp W_k||", decades=DECADES)
+    # ℱ = {0} (one token per context): P_⊥ W = W
+    return judge(_inseparable_series(lambda tr: tr.norm), "||P_perp W_k||", toward="infinity", decades=DECADES)
 
 
 def _sabotage_thm2() -> Outcome:
     ev = evidence(toy())
-    tr = ev.gd
-    wrong = one_minus_cos(tr.W, ev.w_star)  # the direction of W⋆ (ℱ) for that of W^mm (ℱ^⊥)
-    return thm2_outcome(tr.k, wrong, tr.dist_F, dist_floor(tr.norm, np.linalg.norm(ev.w_star)))
+    wrong = gd_series(ev, lambda tr: one_minus_cos(tr.W, ev.w_star), lambda ev, tr: ROUNDING)  # W⋆'s direction (ℱ) for W^mm's
+    return thm2_outcome(wrong, _dist_F(ev))
 
 
 def _sabotage_lemma4_3() -> Outcome:
     ev = evidence(toy())
-    tr = ev.gd
-    PF = ev.references.project(tr.W)  # P_ℱ W_k against 0 instead of W⋆: it tends to ‖W⋆‖ > 0 from below
-    return limit_zero(tr.k, np.sqrt(np.sum(PF * PF, axis=(1, 2))), "||P_F W_k - 0||", floor=dist_floor(tr.norm, 0.0),
-                      decades=DECADES)
+    # P_ℱ W_k against 0 instead of W⋆: it tends to ‖W⋆‖ > 0
+    to_zero = gd_series(ev, lambda tr: np.sqrt(np.sum(ev.references.project(tr.W) ** 2, axis=(1, 2))),
+                        lambda ev, tr: dist_floor(tr.norm, 0.0))
+    return judge(to_zero, "||P_F W_k - 0||", decades=DECADES)
+
+
+#: The limit parts: each limit made 1% wrong (a value shifted by 1% of its scale, a matrix scaled by 1.01,
+#: a direction turned by 0.01 rad in F^perp); the judge must reject the wrong limit where the run resolves it.
+LIMIT_PARTS = {
+    "lim CE": Part("lim CE", "limit", "the limit H of CE(W_k) (mutant: H - 0.01 max(H, 1))"),
+    "lim direction": Part("lim direction", "limit", "the limit direction W^mm/||W^mm|| (mutant: turned by 0.01 rad)"),
+    "lim W*": Part("lim W*", "limit", "the limit W* of P_F W_k (mutant: 1.01 W*)"),
+}
 
 
 DYNAMICS_CLAIMS: tuple[Claim, ...] = (
