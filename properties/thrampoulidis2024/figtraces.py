@@ -17,7 +17,7 @@ from ntpcheck.linear.dynamics import one_minus_cos
 from ..framework.checks import ROUNDING
 from ..framework.figure import thin
 from . import bounds
-from .trends import trend
+from ..framework.limits import trend
 
 __all__ = ["measured", "measured_points", "series_points", "gd_limit", "path_limit", "eq7_trace", "prop1_trace",
            "genie_trace", "step_pairs", "rem2_shannon_trace", "appc_trace", "r11_trace", "eq20_trace"]
@@ -62,7 +62,7 @@ def series_points(ev, o) -> dict:
 
 # -- limits (the ``limit`` kind) ------------------------------------------------------------------
 def _curve(label: str, t, y, toward: str, floor=None, decades: float = 2.0) -> dict:
-    """One quantity of a limit: thinned, with its trend (:func:`.trends.trend`, as the check fits it)."""
+    """One quantity of a limit: thinned, with its trend (:func:`~ntpcheck.properties.framework.limits.trend`, as the check fits it)."""
     t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
     fl = None if floor is None else np.broadcast_to(np.asarray(floor, dtype=float), y.shape)
     tr = trend(t, y, decades=decades, floor=fl, log_y=toward == "zero")
@@ -86,6 +86,14 @@ DIST = r"$\Vert P_{\mathcal{F}}W_k-W^\star\Vert$"
 PERP = r"$\Vert P_\perp W_k\Vert$"
 
 
+def _decided_factor(ev, o, path: bool = False) -> int:
+    """How many times longer than the base run the run that decided ``o`` was (its ``horizons``)."""
+    hs = (o.measured or {}).get("horizons") or []
+    if len(hs) < 2:
+        return 1
+    return int(round(hs[-1] / hs[0])) if path else int(round(hs[-1] / float(ev.gd.k[-1])))
+
+
 def gd_limit(*which: str) -> Callable:
     """A ``limit`` trace of GD's records (``ev.gd``): ``which`` among ``excess``, ``norm``, ``omc``
     (1 − correlation with W^mm), ``dist`` (‖P_ℱW_k − W⋆‖), ``perp`` (‖P_⊥W_k‖); floors and decades
@@ -94,7 +102,7 @@ def gd_limit(*which: str) -> Callable:
     def trace(ev, o) -> dict:
         from .dynamics import DECADES, dist_floor
 
-        g = ev.gd
+        g = ev.gd_at(_decided_factor(ev, o))  # the run that decided (framework.limits' confirming runs)
         table = {"excess": lambda: _curve(EXCESS, g.k, g.excess, "zero", decades=DECADES),
                  "norm": lambda: _curve(NORM, g.k, g.norm, "infinity", decades=DECADES),
                  "omc": lambda: _curve(OMC, g.k, g.one_minus_corr, "zero", ROUNDING, DECADES),
@@ -111,7 +119,8 @@ def path_limit(which: str) -> Callable:
     def trace(ev, o) -> dict:
         from .regpath import DECADES
 
-        p = ev.path
+        f = _decided_factor(ev, o, path=True)
+        p = ev.path if f == 1 else (ev.path_at(f) or ev.path)  # the run that decided
         if len(p.points) < 2:
             return {}
         proj = ev.references.project(p.W)

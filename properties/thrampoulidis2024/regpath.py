@@ -9,10 +9,13 @@ certificate ``dist ≥ ‖W − Ŵ_{B′}‖`` (``|B′ − B| ≤ dist``), kept
 the rounding of ``∇CE`` (typically at ``B/‖W^mm‖ ≈ 10–25``).
 
 * **Thm. 1** ``⟨Ŵ_B/‖Ŵ_B‖, W̄^mm⟩ → 1``, **Lemma 4 (5)** ``P_ℱ(Ŵ_B) → W⋆`` and
-  **(6)** ``‖P_⊥(Ŵ_B)‖ → ∞``: trends over the last decade of certified ``B``
-  (:mod:`.trends`), with the certificate as the floor of ``‖P_ℱŴ_B − W⋆‖``
+  **(6)** ``‖P_⊥(Ŵ_B)‖ → ∞``: judged as limits over the last decade of
+  certified ``B`` (:mod:`ntpcheck.properties.framework.limits`, the clock
+  ``B/‖W^mm‖``), with the certificate as the floor of ``‖P_ℱŴ_B − W⋆‖``
   (a certified point is within ``dist`` of the path, so a smaller difference
-  is not resolved).
+  is not resolved).  A candidate failure is confirmed on the path continued
+  10× further in ``B`` (:meth:`~ntpcheck.linear.evidence.LinearEvidence.path_at`),
+  computed where it can be certified; elsewhere it stays ``inconclusive``.
 * **T1-pf (a)** ``‖Ŵ_B‖ = B``: at ``B/‖W^mm‖ ∈ {0.5, 2, 8}``, a KKT point of (8)
   with multiplier ``μ > 0`` on the sphere, certified (:func:`t1pf_a_outcome`);
   for convex CE these conditions are sufficient, so they prove the
@@ -48,7 +51,7 @@ from .setups import HYP, SIZES
 from .bounds import C_const, M_const
 from .lemma5 import log_out
 from .logcheck import log_inequality
-from .trends import limit_infinity, limit_zero
+from ..framework.limits import Series, at_horizons, judge
 
 __all__ = ["REGPATH_CLAIMS", "check_thm1", "check_lemma4_5", "check_lemma4_6", "check_t1pf_a", "check_t1pf_d",
            "cvx_ball"]
@@ -76,35 +79,53 @@ def _certified(ev) -> Outcome | None:
     return None
 
 
-def thm1_outcome(B, W, ref) -> Outcome:
-    return limit_zero(B, one_minus_cos(W, ref), "1 - <W_B/||W_B||, W^mm/||W^mm||>", floor=ROUNDING, decades=DECADES)
+def path_series(ev, quantity, floor=lambda ev, p: 0.0) -> Series:
+    """The path's ``quantity(p)`` at ``f`` times the certified range (``f`` = 1: :attr:`ev.path
+    <ntpcheck.linear.evidence.LinearEvidence.path>`; 10, 100: :meth:`~ntpcheck.linear.evidence.LinearEvidence.path_at`),
+    with its rounding ``floor(ev, p)``; None where that range cannot be computed."""
+    def run(f: int):
+        p = ev.path if f == 1 else ev.path_at(f)
+        return None if p is None or len(p.points) < 8 else (p.B, quantity(p), floor(ev, p))
+
+    return at_horizons(run)
+
+
+def _judge(ev, series: Series, what: str, toward: str = "zero") -> Outcome:
+    # the clock is B in units of ||W^mm||: R = sqrt(B^2 - ||W*||^2)/||W^mm|| ~ B/||W^mm|| drives the path
+    return judge(series, what, toward=toward, decades=DECADES, origin=float(np.linalg.norm(ev.w_mm)))
+
+
+def thm1_outcome(ev, ref) -> Outcome:
+    return _judge(ev, path_series(ev, lambda p: one_minus_cos(p.W, ref), lambda ev, p: ROUNDING),
+                  "1 - <W_B/||W_B||, W^mm/||W^mm||>")
 
 
 @_needs
 def check_thm1(ev) -> Outcome:
-    p = ev.path
-    return _certified(ev) or thm1_outcome(p.B, p.W, ev.w_mm)
+    return _certified(ev) or thm1_outcome(ev, ev.w_mm)
 
 
-def lemma4_5_outcome(B, W, W_star, project, cert) -> Outcome:
-    dist = np.sqrt(np.sum((project(W) - W_star) ** 2, axis=(1, 2)))
-    floor = np.maximum(cert, 1e-13 * np.maximum(B, 1.0))
-    return limit_zero(B, dist, "||P_F W_B - W*||", floor=floor, decades=DECADES)
+def _path_floor(ev, p) -> np.ndarray:
+    return np.maximum(p.dist, 1e-13 * np.maximum(p.B, 1.0))
+
+
+def lemma4_5_outcome(ev, W_star) -> Outcome:
+    dist = lambda p: np.sqrt(np.sum((ev.references.project(p.W) - W_star) ** 2, axis=(1, 2)))  # noqa: E731
+    return _judge(ev, path_series(ev, dist, _path_floor), "||P_F W_B - W*||")
 
 
 @_needs
 def check_lemma4_5(ev) -> Outcome:
-    p = ev.path
-    return _certified(ev) or lemma4_5_outcome(p.B, p.W, ev.w_star, ev.references.project, p.dist)
+    return _certified(ev) or lemma4_5_outcome(ev, ev.w_star)
+
+
+def _norm_perp(ev):
+    return lambda p: np.sqrt(np.sum((p.W - ev.references.project(p.W)) ** 2, axis=(1, 2)))
 
 
 @_needs
 def check_lemma4_6(ev) -> Outcome:
-    p = ev.path
-    if _certified(ev):
-        return _certified(ev)
-    perp = p.W - ev.references.project(p.W)
-    return limit_infinity(p.B, np.sqrt(np.sum(perp * perp, axis=(1, 2))), "||P_perp W_B||", decades=DECADES)
+    return _certified(ev) or _judge(ev, path_series(ev, _norm_perp(ev)), "||P_perp W_B||", toward="infinity")
 
 
 # -- T1-pf (a): ‖Ŵ_B‖ = B, certified ------------------------------------------------------------------
@@ -207,30 +228,28 @@ T1PF_D_PARTS = (Part("C = V e^{||W*||M}", "constant", "the constant C of (9)/(25
 # -- sabotages ---------------------------------------------------------------------------------------
 def _sabotage_thm1() -> Outcome:
     ev = evidence(toy())
-    return thm1_outcome(ev.path.B, ev.path.W, ev.w_star)  # the direction of W⋆ (ℱ) for that of W^mm
+    return thm1_outcome(ev, ev.w_star)  # the direction of W⋆ (ℱ) for that of W^mm
 
 
 def _sabotage_lemma4_5() -> Outcome:
     ev = evidence(toy())
-    p = ev.path
-    return lemma4_5_outcome(p.B, p.W, 0.0 * ev.w_star, ev.references.project, p.dist)  # the limit 0 for W⋆
+    return lemma4_5_outcome(ev, 0.0 * ev.w_star)  # the limit 0 for W⋆
 
 
 def _sabotage_lemma4_6() -> Outcome:
     ev = evidence(toy())  # the claim made about ‖P_ℱŴ_B‖^{-1}: it shrinks towards 1/‖W⋆‖
-    p = ev.path
-    return limit_infinity(p.B, 1.0 / np.sqrt(np.sum(ev.references.project(p.W) ** 2, axis=(1, 2))), "1/||P_F W_B||",
-                          decades=DECADES)
+    inv = lambda p: 1.0 / np.sqrt(np.sum(ev.references.project(p.W) ** 2, axis=(1, 2)))  # noqa: E731
+    return _judge(ev, path_series(ev, inv), "1/||P_F W_B||", toward="infinity")
 
 
 REGPATH_CLAIMS: tuple[Claim, ...] = (
-    Claim("Thm. 1", "§4", "lim_B <W_B/||W_B||, W^mm/||W^mm||> = 1 along the regularization path (Theorem 1): trend of "
-          "log(1 - corr) against log B over the last certified decade, with its 95% interval", HYP, path_instances, check_thm1,
+    Claim("Thm. 1", "§4", "lim_B <W_B/||W_B||, W^mm/||W^mm||> = 1 along the regularization path (Theorem 1): 1 - corr "
+          "judged as a limit over the last certified decade of B (framework.limits), confirmed on the path 10x further", HYP, path_instances, check_thm1,
           setup=lambda i: i, sabotage=Structural(_sabotage_thm1, "the correlation taken with W*/||W*|| instead of W^mm/||W^mm||")),
-    Claim("Lemma 4", "App. E.1.1", "(5) lim_B P_F(W_B) = W*: trend of log ||P_F W_B - W*|| against log B above the path's "
-          "certificate", HYP, path_instances, check_lemma4_5, setup=lambda i: i, reading="(5)",
+    Claim("Lemma 4", "App. E.1.1", "(5) lim_B P_F(W_B) = W*: ||P_F W_B - W*|| above the path's certificate judged as a limit "
+          "(framework.limits)", HYP, path_instances, check_lemma4_5, setup=lambda i: i, reading="(5)",
           sabotage=Structural(_sabotage_lemma4_5, "the limit taken as 0 instead of W*")),
-    Claim("Lemma 4", "App. E.1.1", "(6) lim_B ||P_perp(W_B)|| = infinity: trend of ||P_perp W_B|| against log B", HYP,
+    Claim("Lemma 4", "App. E.1.1", "(6) lim_B ||P_perp(W_B)|| = infinity: ||P_perp W_B|| judged as a limit (framework.limits)", HYP,
           path_instances, check_lemma4_6, setup=lambda i: i, reading="(6)",
           sabotage=Structural(_sabotage_lemma4_6, "the claim made about 1/||P_F W_B||, which shrinks to 1/||W*||")),
     Claim("T1-pf", "App. E.2.1", "(a) the minimiser of (8) lies on the boundary, ||W_B|| = B: certified KKT points with "
