@@ -116,10 +116,26 @@ class LinearEvidence:
         return reg_path(self.data, float(np.linalg.norm(self.w_mm)) * np.geomspace(0.5, 40.0, 28))
 
     def path_at(self, factor: int):
-        """The regularization path continued ``factor`` times further in ``B`` than :attr:`path`'s last
-        certified point, over its last decade (the confirming run of a limit); None where it cannot
-        be certified."""
-        return None
+        """The regularization path over the decade ``B ∈ [factor B_c/10, factor B_c]``, ``B_c`` the last
+        point :attr:`path` certified (``factor`` = 10, 100: the confirming runs of a limit over the last
+        decade of ``B``), in extended precision (:func:`.regpath_far.reg_path_far`, 12 points a decade,
+        each warm-started from the decade before); None for other factors, where ``V·d`` is too large
+        (:data:`.regpath_far.MAX_ENTRIES`; a twentieth of it at 100, whose ~1000 digits cost more), or
+        where the path is not certified that far.  Cached."""
+        from .regpath import RegPath
+        from .regpath_far import MAX_ENTRIES, reg_path_far
+
+        runs = self.__dict__.setdefault("_path_runs", {})
+        if factor not in runs:
+            before = self.path if factor == 10 else self.path_at(factor // 10) if factor in (100,) else None
+            far = None
+            if before is not None and before.points and (factor == 10 or self.data.V * self.data.d * 2 <= MAX_ENTRIES):
+                B_c = before.points[-1].B
+                far = reg_path_far(self.data, np.geomspace(B_c, 10 * B_c, 13)[1:], before.points[-1])
+                # the decade's first point, B_c itself, from the run before
+                far = None if far is None or far.stopped_at is not None else RegPath((before.points[-1],) + far.points)
+            runs[factor] = far
+        return runs[factor]
 
     def __repr__(self) -> str:
         return f"LinearEvidence({self.instance!r})"

@@ -239,8 +239,9 @@ def levels(t, y, decades: float) -> Extrapolation | None:
     t2 = float(t[-1])
     lt = np.log(t)
     at = [np.log(t2) - decades * np.log(10.0), np.log(t2) - 0.5 * decades * np.log(10.0), np.log(t2)]
-    if at[0] < lt[0] - 1e-9:
+    if at[0] < lt[0] - 0.25 * decades * np.log(10.0):   # the window's first point is a quarter of it late
         return None
+    at[0] = max(at[0], float(lt[0]))
     y0, y1, y2 = (float(np.interp(x, lt, y)) for x in at)
     da, db = y1 - y0, y2 - y1
     rho = RATIO ** (decades / 2.0)

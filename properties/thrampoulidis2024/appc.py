@@ -22,7 +22,8 @@ from ntpcheck.linear.autoregressive import appc_ce, distinct_by_length, entropy_
 from ..framework.checks import falsified, holds, outside, vacuous
 from .statics import IDENTITY_RTOL
 
-__all__ = ["check_appc_identity", "m_by_length", "check_m_monotone", "check_rem2", "shifted_entropy", "check_rem2_shannon"]
+__all__ = ["check_appc_identity", "m_by_length", "check_m_monotone", "check_rem2", "stationary", "check_rem2_stationary",
+           "shifted_entropy", "check_rem2_shannon"]
 
 
 def _needs_sequences(ev, *, equal_lengths: bool = False):
@@ -87,6 +88,39 @@ def check_rem2(ev) -> object:
         if t + 1 in H and H[t + 1] > H[t] + IDENTITY_RTOL:
             return falsified(H[t] - H[t + 1], f"H_{t} = {H[t]:.6g} < H_{t + 1} = {H[t + 1]:.6g}", entropies=list(H.values()))
     return holds(1.0, f"H_t = {[round(h, 6) for h in H.values()]}: non-increasing", entropies=list(H.values()))
+
+
+def stationary(seqs) -> str | None:
+    """None where the sequences' empirical law is shift-invariant, else why not: for sequences of one
+    length ``T``, the windows ``z_{1:T−1}`` and ``z_{2:T}`` must occur equally often (then so do all
+    shorter windows), which is what Remark 2's Shannon argument uses: ``z_{2:t+1}`` distributed as
+    ``z_{1:t}``.
+
+    Examples
+    --------
+    >>> stationary([("a", "a", "a"), ("a", "a", "c"), ("c", "c", "a"), ("c", "c", "c")])
+    "the windows z_1:2 and z_2:3 occur differently often (('a', 'a') 2 against 1)"
+    >>> stationary([("a", "b", "a"), ("b", "a", "b")]) is None
+    True
+    """
+    if len({len(s) for s in seqs}) > 1:
+        return "sequences of different lengths (shift-invariance is stated for one length)"
+    T = len(seqs[0])
+    head, tail = Counter(tuple(s[:T - 1]) for s in seqs), Counter(tuple(s[1:]) for s in seqs)
+    if head != tail:
+        w = next(w for w in sorted(set(head) | set(tail)) if head[w] != tail[w])
+        return f"the windows z_1:{T - 1} and z_2:{T} occur differently often ({w} {head[w]} against {tail[w]})"
+    return None
+
+
+def check_rem2_stationary(ev) -> object:
+    """Remark 2 on shift-invariant data (:func:`stationary`, the reading's hypothesis): outside the
+    hypotheses where the given sequences are not shift-invariant, else :func:`check_rem2`."""
+    if (o := _needs_sequences(ev)) is not None:
+        return o
+    if (why := stationary(ev.instance.sequences)) is not None:
+        return outside(f"not stationary data: {why}")
+    return check_rem2(ev)
 
 
 def shifted_entropy(seqs, t: int) -> float:
