@@ -50,16 +50,22 @@ its sign: a constant series is never decided by the sign of a slope of
 
 Confirmation (:func:`judge`)
 ----------------------------
-A run that is not ``holds`` is re-run on a horizon :data:`CONFIRM_FACTOR`
-(10) times longer, by the instance's own clock (the run's last ``t`` times
-10), and the verdict is the longer run's: ``holds`` there is ``holds``;
-``falsified`` needs two consecutive horizons ``h`` and ``10h`` that are
+Every run is re-run on a horizon :data:`CONFIRM_FACTOR` (10) times longer,
+by the instance's own clock (the run's last ``t`` times 10), and the longer
+run decides.  ``holds`` needs the longer run to hold too (or to reach
+rounding): the distance kept falling at the admitted rate over three
+decades, so that a wrong limit still far from its offset at the first
+horizon (the run does not resolve it) is not called ``holds`` on the
+strength of that run alone.  (A caller may waive this where a longer run
+is costly, ``confirm_holds=False``; the regularization path does, and
+says so.)  ``falsified`` needs two consecutive horizons ``h`` and ``10h`` that are
 both **away** with limits that agree (their intervals, each widened by
 :data:`AGREE` of its centre, intersect; an unbounded estimate confirms
 nothing).  So a finding needs the series to settle at one level over three
 consecutive decades ``[h/100, 10h]``: a true limit's transient would have to
 settle geometrically on a plateau that long and leave it later.  An away run that the shorter one did not confirm
-gets one run 10× longer again (at most ``100h``).  Where a longer run cannot
+gets one run 10× longer again (at most ``100h``); any other second run
+decides as it reads.  Where a longer run cannot
 be computed (a method certified only up to ``T``), an away run stays
 ``inconclusive`` and says so.  The detail names every horizon run, and the
 verdict, its numbers and the figure come from the run that decided.
@@ -404,9 +410,11 @@ def _outcome(a: Assessment, detail: str, measured: dict) -> Outcome:
 
 
 def judge(series_at: Series, what: str, *, toward: str = "zero", decades: float = 2.0, max_factor: int = 100,
-          origin: float = 1.0, slowest: float = SLOWEST, **measured) -> Outcome:
+          origin: float = 1.0, slowest: float = SLOWEST, confirm_holds: bool = True, **measured) -> Outcome:
     """The verdict of a limit: :func:`assess` on the base run, confirmed on runs :data:`CONFIRM_FACTOR`
     times longer (module docstring).  ``series_at(f)`` gives the run at ``f`` times the base horizon.
+    ``confirm_holds``: a base run that holds is run 10x longer too, and the longer run decides
+    (False where a longer run is costly: the verdict is the base run's, and the detail says so).
 
     Examples
     --------
@@ -416,6 +424,8 @@ def judge(series_at: Series, what: str, *, toward: str = "zero", decades: float 
     >>> o = judge(levels_off, "CE - L")
     >>> o.verdict.value, o.measured["horizons"]
     ('falsified', [10000.0, 100000.0])
+    >>> judge(lambda f: (lambda k: (k, 1 / k, 0.0))(np.geomspace(1, 1e4 * f, 81)), "d").measured["horizons"]
+    [10000.0, 100000.0]
     >>> def transient(f):                        # rises to a peak at 1e3, then decays like 1/log^2
     ...     k = np.geomspace(1, 1e4 * f, int(20 * np.log10(1e4 * f)) + 1)
     ...     return k, 0.05 * np.exp(-np.log(k / 1e3) ** 2 / 8) + 1 / np.log(k + 2) ** 2, 0.0
@@ -427,18 +437,22 @@ def judge(series_at: Series, what: str, *, toward: str = "zero", decades: float 
     while True:
         got = series_at(factor)
         if got is None:
-            last = runs[-1] if runs else None
-            why = f"no run {factor}x as long can be computed to confirm it"
-            if last is None:
+            if not runs:
                 return inconclusive(f"{what}: no run", **measured)
-            return _outcome(replace(last, state="undecided" if last.state == "away" else last.state),
-                            _joined(runs, f"; {why}") if last.state == "away" else _joined(runs),
-                            {**measured, "horizons": [r.horizon for r in runs], "unconfirmed": last.state == "away"})
+            last = runs[-1]
+            m = {**measured, "horizons": [r.horizon for r in runs]}
+            if last.state == "away":
+                return _outcome(replace(last, state="undecided"), _joined(runs, f"; no run {factor}x as long can be "
+                                                                            "computed to confirm it"), {**m, "unconfirmed": True})
+            tail = f"; no run {factor}x as long can be computed" if last.state in ("holds", "reached") else ""
+            return _outcome(last, _joined(runs, tail), m)
         t, y, floor = got
         a = assess(t, y, what, toward=toward, floor=floor, decades=decades, origin=origin, slowest=slowest)
         runs.append(a)
         m = {**measured, "horizons": [r.horizon for r in runs]}
-        if a.state in ("holds", "reached", "vacuous") and (len(runs) == 1 or a.state != "vacuous"):
+        if a.state == "vacuous" and len(runs) == 1:
+            return _outcome(a, _joined(runs), m)
+        if a.state in ("holds", "reached") and (len(runs) >= 2 or not confirm_holds):
             return _outcome(a, _joined(runs), m)
         if a.state == "away" and len(runs) >= 2 and runs[-2].state == "away" and a.limit.agrees(runs[-2].limit):
             return falsified(a.slack, _joined(runs) + " (confirmed: the two horizons agree on the limit)",
