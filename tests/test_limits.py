@@ -71,9 +71,7 @@ def test_a_drift_that_outlasts_the_run_is_not_a_finding():
     assert o.verdict is Verdict.INCONCLUSIVE and len(o.measured["horizons"]) >= 2, o.detail
 
 
-def aligned() -> LinearInstance:
-    """One context followed by A (W⋆ = 0, ℱ = {0}): GD from zero moves along W^mm exactly."""
-    return LinearInstance(NTPData(np.array([[1.0], [0.0]]), np.array([[1, 0]])))
+aligned = dy.aligned
 
 
 def aligned2() -> LinearInstance:

@@ -220,7 +220,7 @@ class ClaimFunction(pytest.Function):
         if excinfo.errisinstance(ClaimFalsified):
             notes = [n for n in getattr(excinfo.value, "__notes__", ()) if n.strip()]
             return "\n".join([str(excinfo.value), *notes])
-        return super().repr_failure(excinfo, style=style)
+        return super().repr_failure(excinfo) if style is None else super().repr_failure(excinfo, style=style)
 
 
 def _item(parent: ClaimCollector, name: str, fn, run, claim) -> ClaimFunction:

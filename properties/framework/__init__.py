@@ -8,6 +8,8 @@
 * :mod:`.evidence`: what a checker looks at (structure, max-margin
   solutions, trajectories), computed lazily and cached per instance;
 * :mod:`.checks`: inequalities, rate fits, declared preconditions, tightening;
+* :mod:`.limits`: the one judge of every paper's limits (``x_t → L``, ``→ ∞``), with its confirming
+  runs; :mod:`.series`, the trend and levels of a series it reads;
 * :mod:`.runner`: evaluate, search, aggregate, select; results as data;
 * :mod:`.selection`: the names a claim answers to (``--claims``), normalised to ASCII;
 * :mod:`.on_instance`: a claim on one given dataset (``--dataset``);
