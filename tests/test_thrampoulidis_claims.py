@@ -28,12 +28,13 @@ test_thrampoulidis2024 = PAPER
 def test_registry_covers_the_sheet():
     ids = {c.id for c in PAPER.claims}
     assert ids >= {"E2", "D1-ind", "Fn6", "Eq7", "P1", "L1", "Rem1", "SVM", "Eq24", "T1-pf", "D-CEF", "L4", "AppC", "Rem2", "Fig2",
-                   "R1", "R11"}
+                   "R1", "R11", "R2"}
     assert len({c.name for c in PAPER.claims}) == len(PAPER.claims) and len({c.key for c in PAPER.claims}) == len(PAPER.claims)
     assert all(c.sabotage is not None or c.finding is not None for c in PAPER.claims)
     assert {c.name for c in FINDINGS} == {"D-CEF [b, (6a) as printed]", "R1 [strictly convex]", "AppC [m_t non-increasing]", "Rem2 [empirical data]",
                                           "Lemma 5 [(16) as printed]", "Lemma 5 [(20)-(21), CE]",  # tests/test_linear_lemma5.py
-                                          "T2-pf [as printed, (23) printed]", "T2-pf [as printed, (23) M]"}  # test_linear_dynamics_claims.py
+                                          "T2-pf [as printed, (23) printed]", "T2-pf [as printed, (23) M]",  # test_linear_dynamics_claims.py
+                                          "T1-pf [(e)(i) as printed]", "R2 [as printed]"}  # test_proof_cases.py
 
 
 @pytest.mark.parametrize("claim", FINDINGS, ids=lambda c: c.key)
@@ -103,7 +104,11 @@ def test_every_declared_part_is_wired_to_its_formula(claim):
     from ntpcheck.properties.framework import evidence
     from ntpcheck.properties.framework.parts import mutating, reached
 
-    ev = evidence(findings.instance(findings.MINIMAL))
+    from ntpcheck.properties.framework import Tighten
+
+    # the claim's own reference instance where it has one (the sabotage's), else the smallest data
+    on = claim.sabotage.on() if isinstance(claim.sabotage, Tighten) else findings.instance(findings.MINIMAL)
+    ev = evidence(claim.setup(on))
     for part in claim.parts:
         with reached() as hit, mutating(part.name):
             claim.check(ev)

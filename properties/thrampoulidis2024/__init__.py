@@ -8,7 +8,8 @@
 * :mod:`.findings`: claims found false, with pinned counterexamples;
 * :mod:`.claims`: the ``CLAIMS`` records;
 * :mod:`.dynamics` (GD: Lemma 2, Thm. 2, Lemma 4 (3)-(4), Thm. 2's final inequality), :mod:`.regpath`
-  (Thm. 1, its proof's (a) and (d), Lemma 4 (5)-(6)), :mod:`.lemma5` (Lemma 5 at arbitrary W), with
+  (Thm. 1, its proof's (a) and (d), Lemma 4 (5)-(6)), :mod:`.proof_cases` (its proof's case analysis (e)),
+  :mod:`.remarks` (R2, Remark 1's Cover), :mod:`.lemma5` (Lemma 5 at arbitrary W), with
   :mod:`.logcheck`; limits are judged by the framework's :mod:`~ntpcheck.properties.framework.limits`.
 """
 
@@ -19,9 +20,12 @@ from .figspecs import FIGURES
 from .claims import CLAIMS as STATIC_CLAIMS
 from .dynamics import DYNAMICS_CLAIMS
 from .lemma5_claims import LEMMA5_CLAIMS
+from .proof_cases import PROOF_CASE_CLAIMS
 from .regpath import REGPATH_CLAIMS
+from .remarks import REMARK_CLAIMS
 
-CLAIMS = with_figures(STATIC_CLAIMS + REGPATH_CLAIMS + DYNAMICS_CLAIMS + LEMMA5_CLAIMS, FIGURES)
+CLAIMS = with_figures(STATIC_CLAIMS + REGPATH_CLAIMS + PROOF_CASE_CLAIMS + DYNAMICS_CLAIMS + LEMMA5_CLAIMS + REMARK_CLAIMS,
+                      FIGURES)
 
 __all__ = ["PAPER", "CLAIMS"]
 

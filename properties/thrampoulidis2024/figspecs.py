@@ -110,6 +110,22 @@ FIGURES: dict[str, FigureSpec] = {
                                  trace=ft.step_pairs(ft.h_values, "<="), log=False) for r in ("empirical data", "stationary data")},
     "Rem2 [Shannon]": FigureSpec("bound", x=T, y=r"$\mathcal{H}_{t+1}$", bound=r"$\mathcal{H}'_t$ (entropy of $z_{t+2}$ given $z_{2:t+1}$)",
                                  trace=ft.rem2_shannon_trace, log=False),
+    # the proof's case analysis, R2, Cover (proof_cases.py, remarks.py)
+    **{f"T1-pf [(e)(i) {r}]": _below(r"case (i)'s bound on $CE - \mathcal{H}$", r"$CE(W^\star + R'\hat W) - \mathcal{H}$",
+                                     ft.measured_points("bound", "excess"), sense=">=",
+                                     note="the point (R', theta) closest to its bound, one per instance")
+       for r in ("as printed", "corrected")},
+    "T1-pf [(e)(ii)]": _below(r"$\log(c'e^{-R'(1-\delta)}/2n^2)$", r"$\log(CE(W^\star + R'\hat W) - \mathcal{H})$",
+                              ft.measured_points("log_lhs", "log_rhs"), sense=">=",
+                              note="W-hat in F-perp; the point closest to its bound, one per instance"),
+    "R2 [as printed]": _identity(r"$\Vert P_{\mathcal{F}}W_k\Vert + \Vert P_\perp W_k\Vert$", r"$\Vert W_k\Vert$",
+                                 lambda ev, o: {"x": [o.measured["norm_F"] + o.measured["norm_perp"]], "y": [o.measured["norm"]]}
+                                 if "norm" in o.measured else {}, note="the iterate farthest from the printed identity"),
+    "R2 [Pythagoras]": _identity(r"$(\Vert P_{\mathcal{F}}W_k\Vert^2 + \Vert P_\perp W_k\Vert^2)^{1/2}$", r"$\Vert W_k\Vert$",
+                                 lambda ev, o: {"x": [(o.measured["norm_F"] ** 2 + o.measured["norm_perp"] ** 2) ** 0.5],
+                                                "y": [o.measured["norm"]]} if "norm" in o.measured else {}),
+    "Rem1 [Cover]": _identity(r"Cover's $C(m, d) = 2\sum_{k<d}\binom{m-1}{k}$", "NTP-separable labelings (LP, each of $2^m$)",
+                              ft.measured_points("cover", "separable"), note="V = 2, contexts in general position"),
     # the regularization path (regpath.py)
     "Thm. 1": _limit(B, ft.path_limit("omc"), _PATH),
     "Lemma 4 [(5)]": _limit(B, ft.path_limit("dist"), _PATH),
