@@ -178,24 +178,23 @@ def check_gd_frozen(ev) -> Outcome:
 
 
 def _sabotage_gd_frozen() -> Outcome:
-    """The trend of 1 − corr taken against ``W^mm`` of the one-token contexts (stage 1's direction)
-    instead of the mean-embedding contexts', on Example 1 (canonical embeddings)."""
-    from ntpcheck.linear.svm import w_mm
-
+    """The limit of ``P_ℱW_k`` taken as ``W̄^mm`` instead of ``W⋆``, on Example 1's mean-embedding contexts
+    (canonical embeddings, unit weights: one next token each, so ℱ = {0}, ``W⋆ = 0`` and the distance
+    stays 1).  (Stage 1's direction in place of the NTP-SVM's, this sabotage's earlier form, is a
+    direction GD resolves only to O(1/log k): it drifts towards its offset for 10⁶ steps without
+    settling, which the judge rightly calls inconclusive, not a finding.)"""
     from .setups import example1
-
-    from ntpcheck.linear.dynamics import one_minus_cos
 
     inst = dataclasses.replace(example1(), dataset=unit_weights(example1().dataset))
     D = mean_contexts(inst)
     refs = References.of(D)
-    ref = w_mm(one_token_contexts(inst)).W
+    wrong = refs.W_mm / np.linalg.norm(refs.W_mm)
 
     def run(f):
         tr = train(D, "gd", STEPS * f, gd_step(D), init="zero", refs=refs)
-        return tr.k, one_minus_cos(tr.W, ref), ROUNDING
+        return tr.k, np.sqrt(np.sum((refs.project(tr.W) - wrong) ** 2, axis=(1, 2))), dist_floor(tr.norm, 1.0)
 
-    return judge(at_horizons(run), "1 - corr with stage 1's W*_ov")
+    return judge(at_horizons(run), "||P_F W_k - W^mm/||W^mm||||")
 
 
 # -- out-of-support logits stay equal ---------------------------------------------------------------
@@ -244,7 +243,7 @@ BRIDGE_CLAIMS: tuple[Claim, ...] = (
           "their NTP-SVM with P_F(W_k) -> W* (trends over k in [10^2, 10^4])", ("1i", "1ii", "2"),
           bridge_instances("canonical"), check_gd_frozen, setup=lambda i: i, reading="GD on W_ov, W_kq = 0",
           slug="bridge-gd-frozen",
-          sabotage=Structural(_sabotage_gd_frozen, "the direction taken as stage 1's W*_ov instead of the mean contexts' W^mm")),
+          sabotage=Structural(_sabotage_gd_frozen, "the limit of P_F W_k taken as W^mm/||W^mm|| instead of W*")),
     Claim("Bridge", "ours (analog of Huang's Lemma 3)", "with orthonormal contexts (h(X) = x_q) and W_0 = 0, GD keeps "
           "the out-of-support logits of every context equal", ("1i", "1ii", "2"), bridge_instances("orthonormal"),
           check_out_of_support, setup=lambda i: i, reading="out-of-support logits equal", slug="bridge-oos-equal",
