@@ -126,6 +126,17 @@ def test_remote_scheduler_gives_the_json_of_one_worker(in_process, cluster, tmp_
         assert doc["executor"] == {"kind": "dask", "workers": 2, "scheduler": cluster.scheduler}
 
 
+def test_a_cluster_of_one_worker(in_process, tmp_path):
+    """A cluster a user starts with one ``dask worker``: the run has no lanes to prefer, and must not ask
+    Dask for ``allow_other_workers`` without ``workers`` (a ValueError traceback before)."""
+    c = Cluster(1, tmp_path)
+    try:
+        doc = run_json([*VERIFY, "--scheduler", c.scheduler], tmp_path, "verify")
+    finally:
+        c.close()
+    assert doc["executor"]["workers"] == 1 and identity(doc) == identity(in_process["verify"])
+
+
 def test_env_scheduler_is_used(in_process, cluster, tmp_path, monkeypatch):
     monkeypatch.delenv("NTPCHECK_WORKERS", raising=False)
     monkeypatch.setenv("NTPCHECK_DASK_SCHEDULER", cluster.scheduler)

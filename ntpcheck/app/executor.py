@@ -141,7 +141,10 @@ class OnDask:
                     parts[k], workers[k] = {}, []
                     todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
             for (tag, fn, args), lane in zip(todo, self._lanes(len(todo))):
-                futures[self.client.submit(fn, *args, pure=False, workers=lane, allow_other_workers=True)] = tag
+                # a preference, where there is one: Dask refuses allow_other_workers without workers
+                # (a cluster of one worker, as `dask worker` without --nworkers starts)
+                where = {} if lane is None else {"workers": lane, "allow_other_workers": True}
+                futures[self.client.submit(fn, *args, pure=False, **where)] = tag
             for fut in as_completed(list(futures)):
                 interrupt.check()
                 value, worker = fut.result()

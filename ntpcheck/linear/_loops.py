@@ -23,7 +23,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from ntpcheck.numba_cache import ensure_cache_dir
+
+ensure_cache_dir()  # before numba is imported: a read-only install with no home has nowhere to cache
+
+from numba import njit  # noqa: E402
 
 __all__ = ["GD", "NGD", "ADAM", "run", "RUNNING", "DONE", "ZERO_GRADIENT", "NOT_FINITE"]
 
