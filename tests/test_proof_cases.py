@@ -39,6 +39,6 @@ def test_case_i_fails_by_the_dropped_negative_term():
 @pytest.mark.parametrize("m, d", [(1, 1), (3, 2), (4, 2), (5, 3), (6, 3), (6, 4), (2, 4)])
 def test_cover_count_matches_the_paper_lp(m, d):
     H = np.random.default_rng(m * 10 + d).normal(size=(d, m))
-    o = evaluate(PAPER.claim("Rem1 [Cover]"), LinearInstance(NTPData(H, np.tile(np.array([[1, 0]]), (m, 1)))))
+    o = evaluate(PAPER.claim("Cover"), LinearInstance(NTPData(H, np.tile(np.array([[1, 0]]), (m, 1)))))
     assert o.verdict is Verdict.HOLDS and o.measured["separable"] == cover_count(m, d), o.detail
     assert (cover_count(m, d) > 2 ** (m - 1)) == (2 * d > m)

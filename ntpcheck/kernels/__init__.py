@@ -40,8 +40,8 @@ from ..numba_cache import ensure_cache_dir
 ensure_cache_dir()  # before numba is imported: a read-only install with no home has nowhere to cache
 
 from ..embeddings import is_canonical  # noqa: E402
-from .gradients import stage2_dense  # noqa: E402, stage2_gradients, stage2_structured
-from .ngd import DONE  # noqa: E402, NOT_FINITE, RUNNING, ZERO_GRADIENT, stage1_ngd_block, stage2_ngd_block
+from .gradients import stage2_dense, stage2_gradients, stage2_structured  # noqa: E402
+from .ngd import DONE, NOT_FINITE, RUNNING, ZERO_GRADIENT, stage1_ngd_block, stage2_ngd_block  # noqa: E402
 
 __all__ = ["stage1_ngd_block", "stage2_ngd_block", "stage2_gradients", "stage2_structured", "stage2_dense",
            "embedding_args", "sample_args", "RUNNING", "DONE", "ZERO_GRADIENT", "NOT_FINITE"]

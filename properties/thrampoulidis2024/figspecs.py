@@ -124,7 +124,7 @@ FIGURES: dict[str, FigureSpec] = {
     "R2 [Pythagoras]": _identity(r"$(\Vert P_{\mathcal{F}}W_k\Vert^2 + \Vert P_\perp W_k\Vert^2)^{1/2}$", r"$\Vert W_k\Vert$",
                                  lambda ev, o: {"x": [(o.measured["norm_F"] ** 2 + o.measured["norm_perp"] ** 2) ** 0.5],
                                                 "y": [o.measured["norm"]]} if "norm" in o.measured else {}),
-    "Rem1 [Cover]": _identity(r"Cover's $C(m, d) = 2\sum_{k<d}\binom{m-1}{k}$", "NTP-separable labelings (LP, each of $2^m$)",
+    "Cover": _identity(r"Cover's $C(m, d) = 2\sum_{k<d}\binom{m-1}{k}$", "NTP-separable labelings (LP, each of $2^m$)",
                               ft.measured_points("cover", "separable"), note="V = 2, contexts in general position"),
     # the regularization path (regpath.py)
     "Thm. 1": _limit(B, ft.path_limit("omc"), _PATH),

@@ -6,7 +6,7 @@ citation of Cover (1965).
   the printed sum holds only where one part is 0.  What the proof needs, ``‖P_⊥W_k‖ ≥ ‖W_k‖ −
   ‖P_ℱW_k‖ → ∞`` while ``P_ℱW_k`` stays bounded, follows from Pythagoras (or the triangle
   inequality): the conclusion stands.  Checked at GD's recorded iterates.
-* **Rem1 [Cover].** Remark 1 (one-hot data, ``S_j = 1``: NTP-separability is multiclass
+* **Cover** (Remark 1's citation).  Remark 1 (one-hot data, ``S_j = 1``: NTP-separability is multiclass
   separability) says "Cover: for binary labels, d/m > 1/2 is necessary and sufficient for data
   in general position" and gives no statement to check beyond that.  Read as Cover's function
   counting theorem, the exact fact behind it: of the ``2^m`` labelings of ``m`` contexts in
@@ -150,9 +150,9 @@ REMARK_CLAIMS = (
     Claim("R2", "App. E.1.1 (corrected)", "||W_k||^2 = ||P_F(W_k)||^2 + ||P_perp(W_k)||^2 at GD's iterates, so "
           "||P_perp W_k|| >= ||W_k|| - ||P_F W_k||", HYP, _gd, check_r2, setup=lambda i: i, reading="Pythagoras",
           sabotage=Structural(_sabotage_r2, "the printed sum in place of Pythagoras")),
-    Claim("Rem1", "§3.1, Remark 1 (Cover 1965)", "(the paper cites Cover: 'for binary labels, d/m > 1/2 is necessary and "
+    Claim("Cover", "§3.1, Remark 1 (Cover 1965)", "(the paper cites Cover: 'for binary labels, d/m > 1/2 is necessary and "
           "sufficient'; read as Cover's counting theorem) of the 2^m labelings of m contexts in general position in R^d, "
           "V = 2, exactly C(m, d) = 2 sum_{k<d} binom(m-1, k) are NTP-separable, more than half iff d/m > 1/2", (),
-          cover_instances, check_cover, setup=lambda i: i, reading="Cover",
+          cover_instances, check_cover, setup=lambda i: i,
           sabotage=Structural(_sabotage_cover, "Cover's count in dimension d + 1")),
 )
