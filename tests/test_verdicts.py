@@ -116,6 +116,33 @@ def test_thm3_gaps_in_a_transient_are_confirmed_on_a_longer_run():
     assert o.verdict is Verdict.FALSIFIED and "on a run to T' = 20000" in o.detail, o.detail
 
 
+def test_thm3_an_undecided_first_run_gets_the_confirming_run():
+    """A gap still accelerating out of a transient at T' (increments growing like t^1) decides nothing on
+    that run: the confirming run (eta T' = 100), where the increments have levelled, holds; the detail
+    says growth where the exponent is positive."""
+    ev = evidence(setups.example1())
+    slow_start = lambda t, g: t * t / (t + 2000.0) + 1e-3 * t  # noqa: E731  (increments ~ t early, -> 1 late)
+    o = check_thm3_gaps(ev, gap=slow_start)
+    assert o.verdict is Verdict.HOLDS and "on a run to T'" in o.detail and "accelerates" in o.detail, o.detail
+    from ntpcheck.properties.huang2024.section6 import thm3_gaps_on_run
+
+    first = thm3_gaps_on_run(ev, gap=slow_start)
+    assert first.verdict is Verdict.INCONCLUSIVE and "grow like" in first.detail, first.detail
+
+
+def test_prop1_loss_is_judged_on_a_confirming_run():
+    """``t0 -> t0`` with 120 tokens and A = 0.1: over the second half of 900 steps L_0 is not yet in its
+    exponential tail (rate 9.7e-05 < claimed 1.1e-04); the O(.) statement holds, and the run ten times
+    longer (same eta_0) shows it: holds, saying both runs."""
+    import ntpcheck
+    from ntpcheck.instance import Instance
+    from ntpcheck.properties.framework import evaluate
+
+    ds = ntpcheck.loads("vocab: " + " ".join(f"t{i}" for i in range(120)) + "\nt0 -> t0\n")
+    o = evaluate(PAPER.claim("Prop. 1 [loss k'=1]"), Instance(ds, None, T=900, target_A=0.1))
+    assert o.verdict is Verdict.HOLDS and "on a run to T = 9000" in o.detail, o.detail
+
+
 def test_thm1_rate_reports_a_fitted_exponent_with_its_interval():
     c = PAPER.claim("Thm. 1 [rate]")
     from ntpcheck.properties.framework import evaluate
