@@ -1,5 +1,8 @@
 """Ctrl-C that is never lost: a SIGINT handler that remembers the request.
 
+SIGTERM (how batch schedulers such as Slurm and Kubernetes stop a job) is handled the same way:
+the finished part is written, and the process ends with status 143 (128 + 15) instead of 130.
+
 Python raises :class:`KeyboardInterrupt` wherever the main thread happens to
 be when the signal's handler runs.  Raised inside a finaliser (``__del__``, a
 weakref callback) the exception is printed as "Exception ignored" and
@@ -32,11 +35,15 @@ from collections.abc import Callable, Iterator, Sequence
 __all__ = ["run_command", "install", "handling", "requested", "check", "clear", "ignore_further", "exit_now"]
 
 _requested = False
+#: The signal that asked the run to stop (SIGINT or SIGTERM), for the exit status.
+_signum: int | None = None
+#: The signals handled: Ctrl-C, and a scheduler's polite stop.
+_SIGNALS = tuple(s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None)
 
 
 def _handler(signum, frame) -> None:
-    global _requested
-    _requested = True
+    global _requested, _signum
+    _requested, _signum = True, signum
     raise KeyboardInterrupt
 
 
@@ -54,7 +61,8 @@ def install() -> None:
     """Handle SIGINT with :func:`_handler` (from the main thread only; elsewhere a no-op), and keep
     a Ctrl-C that lands in a finaliser from printing a traceback."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, _handler)
+        for sig in _SIGNALS:
+            signal.signal(sig, _handler)
         if getattr(sys.unraisablehook, "__name__", "") != "unraisable":
             sys.unraisablehook = _unraisable(sys.unraisablehook)
 
@@ -76,13 +84,14 @@ def handling() -> Iterator[None]:
     True
     """
     main = threading.current_thread() is threading.main_thread()
-    previous = (signal.getsignal(signal.SIGINT), sys.unraisablehook) if main else None
+    previous = ({sig: signal.getsignal(sig) for sig in _SIGNALS}, sys.unraisablehook) if main else None
     install()
     try:
         yield
     finally:
         if previous is not None:
-            signal.signal(signal.SIGINT, previous[0])
+            for sig, handler in previous[0].items():
+                signal.signal(sig, handler)
             sys.unraisablehook = previous[1]
         clear()
 
@@ -91,7 +100,8 @@ def ignore_further() -> None:
     """Ignore Ctrl-C from now on: called once an interrupted run writes what it finished, so that
     a second Ctrl-C (people press it twice) cannot lose those results half-way."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in _SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def exit_now(code: int) -> None:
@@ -120,8 +130,8 @@ def check() -> None:
 
 def clear() -> None:
     """Forget an earlier Ctrl-C (for a caller that handled it and goes on)."""
-    global _requested
-    _requested = False
+    global _requested, _signum
+    _requested, _signum = False, None
 
 
 def run_command(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None, interrupted: int) -> int:
@@ -137,5 +147,5 @@ def run_command(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] 
     install()
     rc = run(argv)
     if rc == interrupted:
-        exit_now(rc)
+        exit_now(128 + int(signal.SIGTERM) if _signum == getattr(signal, "SIGTERM", None) else rc)
     return rc

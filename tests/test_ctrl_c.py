@@ -35,7 +35,7 @@ def _numba_loaded(pid: int) -> bool:
         return False
 
 
-def _interrupt(argv: list[str], cwd, ready: str | None = None, settle: float = 1.0):
+def _interrupt(argv: list[str], cwd, ready: str | None = None, settle: float = 1.0, sig: int = signal.SIGINT):
     """Start ``python -m <argv>`` in ``cwd``, wait until a stderr line contains ``ready`` (None:
     until numba is loaded), then ``settle`` seconds more, send SIGINT; return (exit status,
     seconds from the signal to the end, stdout, stderr)."""
@@ -62,7 +62,7 @@ def _interrupt(argv: list[str], cwd, ready: str | None = None, settle: float = 1
         assert proc.poll() is None, f"finished before the signal: {''.join(err)[-2000:]}"
         time.sleep(settle)
         sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         rc = proc.wait(timeout=60)
         took = time.monotonic() - sent
     finally:
@@ -74,8 +74,8 @@ def _interrupt(argv: list[str], cwd, ready: str | None = None, settle: float = 1
     return rc, took, "".join(out), "".join(err)
 
 
-def _assert_clean(rc: int, took: float, err: str) -> None:
-    assert rc == 130, err[-2000:]
+def _assert_clean(rc: int, took: float, err: str, status: int = 130) -> None:
+    assert rc == status, err[-2000:]
     assert "Traceback" not in err and "Exception ignored" not in err, err[-3000:]
     assert took < BOUND, f"{took:.2f} s from the signal to the end (goal 1 s)"
 
@@ -107,6 +107,18 @@ def test_ctrl_c_in_verify_writes_the_finished_claims(tmp_path):
     d = json.loads((tmp_path / "out.json").read_text())
     assert d["complete"] is False and 1 <= len(d["claims"])
     assert "Incomplete" in (tmp_path / "rep" / "report.md").read_text()
+
+
+@pytest.mark.parametrize("command", ["verify", "matrix"])
+def test_sigterm_is_a_polite_stop(tmp_path, command):
+    """SIGTERM (how Slurm or Kubernetes stop a job) after the first claim: the finished part is written
+    as for Ctrl-C, with no traceback, and the status is 143 (128 + SIGTERM), not -15 (issue 42)."""
+    argv = (["verify", "--profile", "quick"] if command == "verify" else ["matrix", "--claims", "Lemma 5", "--profile", "quick"])
+    rc, took, out, err = _interrupt(["ntpcheck", *argv, "--json", "out.json"], tmp_path, ready="[1/", settle=0.3,
+                                    sig=signal.SIGTERM)
+    _assert_clean(rc, took, err, status=143)
+    d = json.loads((tmp_path / "out.json").read_text())
+    assert d["complete"] is False and len(d["claims" if command == "verify" else "rows"]) >= 1
 
 
 @pytest.mark.parametrize("argv, ready", [
