@@ -319,3 +319,15 @@ def test_synthetic_generator_names_the_size_it_reached():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         random_realizable_dataset(10, 10_000, approximate=True)
+
+
+def test_a_header_naming_no_claim_is_refused(tmp_path, capsys):
+    """``# claim: Lemma 99`` (no such claim) was ignored and every claim ran (issue 42): exit 2, one line
+    naming the header and the nearest names, before any claim runs."""
+    f = tmp_path / "data.txt"
+    f.write_text("# claim: Lemma 99\nA -> B\n")
+    assert main(["verify", "--dataset", str(f)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "'# claim:'" in err and "Lemma 99" in err and "nearest" in err, err
+    f.write_text("# claim: Lemma 1\nA -> B\n")   # a real name: runs as before
+    assert main(["verify", "--dataset", str(f), "--claims", "Lemma 1"]) == 0

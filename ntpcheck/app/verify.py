@@ -105,6 +105,10 @@ def _on_dataset(p, claims, args):
         inst = dataclasses.replace(Instance.from_header(ds, header), embeddings=None if is_canonical(E) else E)
         setting = f"; the header's T = {inst.T}, T' = {inst.T2}" + (f", {inst.algorithm.name}" if inst.algorithm else "") if header.params else ""
         sizes = f"{ds.n_samples} samples, |V| = {ds.n_vocab}, d = {inst.d}{setting}"
+    if header.claim:   # a header that names no claim is a typo or another paper's file: say so, run nothing
+        from ntpcheck.properties.framework import select_claims
+
+        select_claims(p.claims, [header.claim], option=f"{path}: '# claim:' of paper {p.name}")
     breaks = p.violated(inst)
     _progress(f"{path}: " + (f"breaks {', '.join(breaks)}" if breaks else "meets every condition") + f" ({sizes})")
     results = []
