@@ -127,7 +127,7 @@ class LinearEvidence:
 
         runs = self.__dict__.setdefault("_path_runs", {})
         if factor not in runs:
-            before = self.path if factor == 10 else self.path_at(factor // 10) if factor in (100,) else None
+            before = {10: lambda: self.path, 100: lambda: self.path_at(10)}.get(factor, lambda: None)()
             far = None
             if before is not None and before.points and (factor == 10 or self.data.V * self.data.d * 2 <= MAX_ENTRIES):
                 B_c = before.points[-1].B

@@ -133,12 +133,13 @@ def rotated(W: np.ndarray, angle: float, refs) -> np.ndarray:
     W = np.asarray(W, dtype=float)
     u = W / np.linalg.norm(W)
     rng = np.random.default_rng(20241)
-    for _ in range(4):
+    for _ in range(4):   # a direction of F-perp off W; F-perp holds more than W's line (the flat 1u^T)
         G = rng.normal(size=W.shape)
         G = G - refs.project(G) if refs.basis.size else G
         G = G - np.sum(G * u) * u
         if np.linalg.norm(G) > 1e-8:
             break
+    else:                # none: any direction off W
         G = rng.normal(size=W.shape)
         G = G - np.sum(G * u) * u
     v = G / np.linalg.norm(G)
