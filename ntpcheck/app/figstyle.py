@@ -72,6 +72,11 @@ def png(fig) -> bytes:
 
 def parts_text(ex: Mapping[str, Any]) -> str:
     """The exercised parts in one line: ``parts: + upper t eta_0 (15 instances) | - lower 2||W*|| (never)``."""
+    if ex.get("parts"):
+        from .render import tightness_text
+
+        return "Parts of the statement (tight: its 1%-stronger mutant falsified by a tested instance; loose: the largest " \
+               "strengthening that held on every instance): " + tightness_text(ex["parts"])
     kills = ex.get("exercised") or {}
     if not kills:
         return ""

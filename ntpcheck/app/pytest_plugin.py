@@ -267,7 +267,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 def _skip_reason(r) -> str:
     from .render import counts_text, exercised_text
 
-    parts = f"; parts exercised {exercised_text(r.exercised)}" if r.exercised else ""
+    parts = f"; parts {exercised_text(r.exercised)}" if r.exercised else ""
     return f"{r.verdict}: {r.claim.name} ({counts_text(r.counts)}; {r.min_tested} distinct needed{parts}): {r.detail}"
 
 

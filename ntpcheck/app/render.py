@@ -219,10 +219,31 @@ def exercised_text(ex) -> str:
     """
     if not ex:
         return "-"
+    if ex.get("parts"):  # how tight each part was (a search's result)
+        return tightness_text(ex["parts"])
     kills = ex.get("exercised", {})
     never = [n for n, k in kills.items() if k == 0]
     text = f"{len(kills) - len(never)}/{len(kills)}" + (f" (never: {', '.join(never)})" if never else "")
     return text + (f" + dominated: {', '.join(ex['dominated'])}" if ex.get("dominated") else "")
+
+
+def tightness_text(parts) -> str:
+    """Each part's tightness in one line: the tight ones counted, then the loose and dominated
+    ones with their factors.
+
+    Examples
+    --------
+    >>> tightness_text({"a": {"status": "tight", "text": "a tight"}, "C_1": {"status": "loose", "text": "C_1 x5.63"},
+    ...                 "b": {"status": "dominated", "text": "b x1.41"}})
+    'tight 1/3; loose: C_1 x5.63; dominated: b x1.41'
+    """
+    tight = sum(p["status"] == "tight" for p in parts.values())
+    words = [f"tight {tight}/{len(parts)}"]
+    for status in ("loose", "dominated"):
+        these = [p["text"] for p in parts.values() if p["status"] == status]
+        if these:
+            words.append(f"{status}: {', '.join(these)}")
+    return "; ".join(words)
 
 
 def results_table(results: list[ClaimResult]) -> str:
@@ -235,7 +256,7 @@ def results_table(results: list[ClaimResult]) -> str:
             cex = " | ".join(body[:4]) + (" | ..." if len(body) > 4 else "")
         rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, counts_text(r.counts), str(r.min_tested), exercised_text(r.exercised),
                      result_summary(r), cex])
-    header = ["claim", "variant", "verdict", "tested/drawn", "needed", "parts exercised", "worst slack / rate", "counterexample"]
+    header = ["claim", "variant", "verdict", "tested/drawn", "needed", "parts (how tight)", "worst slack / rate", "counterexample"]
     if any(r.breaks is not None for r in results):  # a run on one given dataset
         there = {True: "holds", False: "fails", None: "-"}
         for row, r in zip(rows, results):

@@ -95,7 +95,7 @@ def _article(it) -> str:
              "<table>",
              f"<tr><th>assumptions</th><td>{_e(', '.join(r.claim.assumptions))}</td></tr>",
              f"<tr><th>tested/drawn</th><td>{_e(counts_text(r.counts))} (needed: {r.min_tested} distinct)</td></tr>",
-             f"<tr><th>parts exercised</th><td>{_e(exercised_text(r.exercised))}</td></tr>",
+             f"<tr><th>parts (how tight)</th><td>{_e(exercised_text(r.exercised))}</td></tr>",
              f"<tr><th>measured</th><td>{_e(result_summary(r))}"
              + (f"; Theorem 2's constant: {_e(c0_text(r.measured))}" if r.measured.get("implied_c0") is not None else "") + "</td></tr>",
              f"<tr><th>detail</th><td>{_e(r.detail)}</td></tr>", "</table>"]
@@ -152,7 +152,7 @@ def html_report(items: Sequence, profile: str, seed: int, complete: bool = True,
     body.append("<p>" + " ".join(f"{_badge(v)}&nbsp;{n}" for v, n in counts.items()) + "</p>")
     body += [_extra(ex) for ex in extras]
     body.append('<section id="summary"><h2>Summary</h2><table><tr><th>claim</th><th>verdict</th><th>tested/drawn</th>'
-                "<th>parts exercised</th><th>worst slack / rate</th></tr>")
+                "<th>parts (how tight)</th><th>worst slack / rate</th></tr>")
     for it in items:
         r = it.result
         body.append(f'<tr><td><a href="#{_e(it.anchor)}">{_e(it.title or r.claim.name)}</a></td><td>{_badge(r.verdict)}</td>'

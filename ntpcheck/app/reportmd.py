@@ -107,7 +107,7 @@ def markdown(items: list[ReportItem], profile: str, seed: int, complete: bool = 
         lines += ["", f"**Incomplete: interrupted after {len(items)} claims.** The verdicts below are the finished ones."]
     lines += [
         "",
-        "| claim | variant | verdict | tested/drawn | needed | parts exercised | worst slack / rate |",
+        "| claim | variant | verdict | tested/drawn | needed | parts (how tight) | worst slack / rate |",
         "|---|---|---|---|---|---|---|",
     ]
     for it in items:

@@ -23,9 +23,10 @@ The formula's code marks where a part enters with :func:`mutable`; inside
 tested instance the runner re-runs the checker once per part on the *same*
 evidence (no extra training: the trajectory is cached), and a mutant is
 **killed** by an instance on which the mutated statement is ``falsified``.
-A part that no instance killed never mattered: the claim is not ``holds``
-on it (:func:`~.results.aggregate`), unless the record declares it
-``dominated`` with a proof that no admissible input can make it matter.
+A part that no instance killed is reported ``loose``, with the largest
+strength it held at on every tested instance (:mod:`.tightness`), or
+``dominated`` where the record proves that no admissible input can make it
+matter; a killed part is ``tight``.
 
 Examples
 --------
@@ -49,7 +50,7 @@ from typing import Iterator
 import numpy as np
 
 __all__ = ["Part", "KINDS", "UP", "DOWN", "DROP", "STEEPER_UP", "STEEPER_DOWN", "STEP", "EXPONENT_STEP",
-           "mutable", "mutating", "reached"]
+           "mutable", "mutating", "reached", "scalable"]
 
 #: Relative change of a constant or threshold in its mutant.
 STEP = 0.01
@@ -60,12 +61,18 @@ EXPONENT_STEP = 0.01
 UP, DOWN, DROP, STEEPER_UP, STEEPER_DOWN = "up", "down", "drop", "+exponent", "-exponent"
 _HOW = {UP: lambda v: v * (1 + STEP), DOWN: lambda v: v * (1 - STEP), DROP: lambda v: v * 0.0,
         STEEPER_UP: lambda v: v + EXPONENT_STEP, STEEPER_DOWN: lambda v: v - EXPONENT_STEP}
+#: The mutant at a given strength ``s`` (:func:`mutating`'s ``strength``, for the tightness of a
+#: part, :mod:`.tightness`): a constant or threshold ``s`` times stronger (``s >= 1``), an exponent
+#: ``s`` steeper (``s >= 0``), a fraction ``s`` of a term dropped (``0 <= s <= 1``).
+_SCALED = {UP: lambda v, s: v * s, DOWN: lambda v, s: v / s, DROP: lambda v, s: v * (1.0 - s),
+           STEEPER_UP: lambda v, s: v + s, STEEPER_DOWN: lambda v, s: v - s}
 
 #: The kinds of parts, and their mutants in words.
 KINDS = {"constant": "1% tighter", "term": "dropped", "exponent": "0.01 steeper", "threshold": "1% earlier",
          "limit": "1% off"}
 
 _ACTIVE: ContextVar[str | None] = ContextVar("ntpcheck_mutant", default=None)
+_STRENGTH: ContextVar[float | None] = ContextVar("ntpcheck_mutant_strength", default=None)
 _REACHED: ContextVar[set | None] = ContextVar("ntpcheck_mutant_reached", default=None)
 
 
@@ -85,6 +92,9 @@ class Part:
         Set when the part provably cannot matter under the claim's hypotheses: the
         proof in one paragraph (a test checks the domination).  A dominated part is
         not required to be killed; it is reported as such.
+    proof_factor : float or None
+        For a dominated part, the strength the proof guarantees the part can take on every
+        admissible instance (a constant's factor, an exponent's shift; :mod:`.tightness`).
 
     Examples
     --------
@@ -96,6 +106,7 @@ class Part:
     kind: str
     what: str = ""
     dominated: str | None = None
+    proof_factor: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -113,7 +124,9 @@ def mutable(name: str, value, how: str):
     ``how`` says which change makes the statement stronger: :data:`UP` or
     :data:`DOWN` (1%), :data:`DROP` (the term is 0), :data:`STEEPER_UP` or
     :data:`STEEPER_DOWN` (an exponent, by 0.01), or a function of the value (a limit's mutant:
-    a shift, a rotation).  Works on numbers and arrays.
+    a shift, a rotation).  Works on numbers and arrays.  Inside ``mutating(name, strength=s)``
+    the change is ``s`` instead (:data:`_SCALED`: ``x s``, ``/ s``, ``(1 - s) x``, ``+- s``);
+    a function's mutant has no strength.
 
     Examples
     --------
@@ -135,17 +148,33 @@ def mutable(name: str, value, how: str):
     seen = _REACHED.get()
     if seen is not None:
         seen.add(name)
-    return _HOW[how](np.asarray(value, dtype=float) if not np.isscalar(value) else float(value))
+    v = np.asarray(value, dtype=float) if not np.isscalar(value) else float(value)
+    strength = _STRENGTH.get()
+    return _HOW[how](v) if strength is None else _SCALED[how](v, strength)
+
+
+def scalable(part: "Part") -> bool:
+    """Whether a part's mutant has a strength (every kind but ``limit``, whose mutant is a function)."""
+    return part.kind != "limit"
 
 
 @contextmanager
-def mutating(name: str | None) -> Iterator[None]:
-    """Evaluate the block with part ``name`` mutated (None: no mutation)."""
-    token = _ACTIVE.set(name)
+def mutating(name: str | None, strength: float | None = None) -> Iterator[None]:
+    """Evaluate the block with part ``name`` mutated (None: no mutation), by its 1% mutant or,
+    with ``strength``, by that much (:func:`mutable`).
+
+    Examples
+    --------
+    >>> with mutating("C", strength=3.0):
+    ...     mutable("C", 2.0, UP), mutable("C", 2.0, DOWN), mutable("C", 2.0, STEEPER_UP)
+    (6.0, 0.6666666666666666, 5.0)
+    """
+    token, power = _ACTIVE.set(name), _STRENGTH.set(strength)
     try:
         yield
     finally:
         _ACTIVE.reset(token)
+        _STRENGTH.reset(power)
 
 
 @contextmanager

@@ -159,11 +159,13 @@ def distinct_held(outcomes: Sequence[Outcome]) -> int:
     return len({_key(o) for o in outcomes if o.verdict is Verdict.HOLDS})
 
 
-def exercised(claim: Claim, outcomes: Sequence[Outcome]) -> dict[str, Any]:
+def exercised(claim: Claim, outcomes: Sequence[Outcome], parts: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Which parts of ``claim`` the tested instances exercised (:mod:`.parts`): ``exercised``,
     per live part the distinct instances whose outcome killed its mutant; ``dominated``, the
     parts declared unable to matter; ``mutation_score``, the fraction of live parts killed
-    (None without live parts).  Empty for a claim with no parts.
+    (None without live parts: a diagnostic of the search's power); with ``parts``
+    (:func:`.tightness.tightness`), ``parts``: each part's status, factor, closest instance and
+    text.  Empty for a claim with no parts.
 
     Examples
     --------
@@ -177,11 +179,20 @@ def exercised(claim: Claim, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     live = claim.live_parts
     kills = {p.name: len({_key(o) for o in outcomes if p.name in o.kills}) for p in live}
     score = sum(n > 0 for n in kills.values()) / len(live) if live else None
-    return {"exercised": kills, "dominated": [p.name for p in claim.parts if p.dominated is not None], "mutation_score": score}
+    out = {"exercised": kills, "dominated": [p.name for p in claim.parts if p.dominated is not None], "mutation_score": score}
+    if parts:
+        out["parts"] = {name: {**t.to_json(), "text": t.text(name)} for name, t in parts.items()}
+    return out
 
 
 def never_exercised_text(claim: Claim, ex: Mapping[str, Any]) -> str:
-    """The live parts no instance killed, in words (empty if none)."""
+    """How tight the parts were, in words: the loose and dominated ones with their factors
+    (``"loose: C_1 x5.7; dominated: lower A x2.8"``), else the live parts no instance killed
+    (a result without tightness); empty if every part is tight."""
+    if ex.get("parts"):
+        loose = [p["text"] for p in ex["parts"].values() if p["status"] == "loose"]
+        dom = [p["text"] for p in ex["parts"].values() if p["status"] == "dominated"]
+        return "; ".join(x for x in (f"loose: {', '.join(loose)}" if loose else "", f"dominated: {', '.join(dom)}" if dom else "") if x)
     parts = {p.name: p for p in claim.live_parts}
     never = [n for n, k in ex.get("exercised", {}).items() if k == 0]
     return "; ".join(f"{n} never mattered (its mutant, {parts[n].mutant}, held on every instance"
@@ -194,15 +205,15 @@ def min_tested_for(claim: Claim, profile: str) -> int:
     return need if claim.min_tested is None else min(need, claim.min_tested)
 
 
-def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> ClaimResult:
+def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1, parts: Mapping[str, Any] | None = None) -> ClaimResult:
     """One verdict from the per-instance outcomes (none of them falsified).
 
     ``error`` if any check failed; ``holds`` if at least ``min_tested``
-    distinct instances held non-vacuously and every live part of the claim
-    (:mod:`.parts`) was killed by some instance; ``vacuous`` if enough held but
-    some part never mattered (the detail names it); otherwise the strongest
-    honest verdict: ``inconclusive`` if some instance could not be decided,
-    else ``vacuous`` if some instance held only vacuously, else
+    distinct instances held non-vacuously, with how tight each part of the
+    statement was (``parts``, :mod:`.tightness`: a part no instance killed is
+    ``loose`` with its factor, never a reason for ``vacuous``); otherwise the
+    strongest honest verdict: ``inconclusive`` if some instance could not be
+    decided, else ``vacuous`` if some instance held only vacuously, else
     ``outside-hypotheses``.
     A claim with :class:`~.claim.Informative` groups also needs ``min_tested``
     held instances with distinct datasets in each group (:func:`short_groups`);
@@ -210,7 +221,7 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     automatic.  The counts always say how many instances fell where.
     """
     counts = count(outcomes)
-    ex = exercised(claim, outcomes)
+    ex = exercised(claim, outcomes, parts)
     errors = [o for o in outcomes if o.verdict is Verdict.ERROR]
     if errors:
         return ClaimResult(claim, Verdict.ERROR, counts, dict(errors[0].measured), None, errors[0].detail, None, min_tested,
@@ -221,12 +232,8 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     short = short_groups(claim, outcomes, min_tested)
     never = never_exercised_text(claim, ex)
     enough = n_held >= min_tested and not short
-    if enough and not never:
+    if enough:
         verdict = Verdict.HOLDS
-    elif enough:
-        # Enough held, but some part of the statement never mattered on any of them: the
-        # claim could not have failed in that part on what was tested.
-        verdict = Verdict.VACUOUS
     elif counts["inconclusive"]:
         verdict = Verdict.INCONCLUSIVE
     elif counts["vacuous"] or (short and informative["automatic"]):
@@ -260,7 +267,7 @@ def aggregate(claim: Claim, outcomes: list[Outcome], min_tested: int = 1) -> Cla
     elif informative:
         detail = f"{informative_text(informative, min_tested)}; " + detail
     if enough and never:
-        detail = f"{never}; " + detail
+        detail = f"{never}; " + detail  # how tight the statement was: its loose and dominated parts
     if verdict is not Verdict.HOLDS and n_held < min_tested:
         detail = (f"only {n_held} distinct instances of the {min_tested} required held non-vacuously"
                   + (f" ({len(held)} with repeats)" if len(held) != n_held else "") + "; " + detail)

@@ -52,6 +52,7 @@ __all__ = [
     "run_claims",
     "RunInterrupted",
     "counterexample_text",
+    "instance_text",
     "replay_command",
     "describe",
     "per_instance_rows",
@@ -120,7 +121,7 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
         if claim.informative is not None and o.verdict in TESTED:
             o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=dataset_key(ready))
         trace = trace_of(claim.figure, ev, o) if o.verdict is not Verdict.ERROR else None
-        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready), trace=trace)
+        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready), trace=trace, source=inst)
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
     except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
@@ -154,6 +155,14 @@ def describe(inst: Instance) -> dict[str, Any]:
     eta0, eta = inst.steps
     return {"V": ds.n_vocab, "N": ds.n_samples, "L_max": ds.l_max, "T": inst.T, "T2": inst.T2, "eta0": float(eta0), "eta": float(eta),
             "algorithm": None if inst.algorithm is None else inst.algorithm.name}
+
+
+def instance_text(claim: Claim, inst: Instance, comment: str, replay: str | None = None) -> str:
+    """Any tested instance of ``claim`` as :func:`counterexample_text` writes a counterexample,
+    with ``comment`` in place of the counterexample's line (``"closest for C_1: ..."``): the
+    file replays with ``verify --dataset`` (:mod:`.tightness`, ``verify --instances``)."""
+    text = counterexample_text(claim, inst, Outcome(Verdict.HOLDS, detail=comment), replay)
+    return text.replace(f"# counterexample: {' '.join(comment.split())}", f"# {' '.join(comment.split())}", 1)
 
 
 def counterexample_text(claim: Claim, inst: Instance, o: Outcome, replay: str | None = None) -> str:
@@ -267,8 +276,14 @@ class Search:
         return o
 
     def result(self) -> ClaimResult:
-        """The aggregated verdict when nothing was falsified."""
-        return aggregate(self.claim, self.outcomes, self.need)
+        """The aggregated verdict when nothing was falsified, with each part's tightness."""
+        return aggregate(self.claim, self.outcomes, self.need, self.tightness())
+
+    def tightness(self) -> dict:
+        """Each part's tightness on the counted outcomes (:func:`.tightness.tightness`)."""
+        from .tightness import tightness
+
+        return tightness(self.claim, self.outcomes)
 
     def falsified(self, inst: Instance, o: Outcome, note: str = "") -> ClaimResult:
         """The result of the claim falsified by ``inst`` (its outcome ``o``)."""

@@ -33,6 +33,7 @@ from .claim import Claim
 from .results import ClaimResult, aggregate, count, exercised, min_tested_for, per_instance_rows
 from .reproducible import reproducible_draws
 from .runner import Search, evaluate, search_settings
+from .tightness import merge_tightness
 from .verdicts import Outcome, Verdict
 
 __all__ = ["SHARDS", "Shard", "shards_for", "shard_seed", "search_shard", "merge"]
@@ -71,6 +72,8 @@ class Shard:
     outcomes: tuple[Outcome, ...]
     falsified: ClaimResult | None = None
     seconds: float = 0.0
+    #: Each part's tightness on this shard's instances (:mod:`.tightness`), when nothing was falsified.
+    parts: dict = dataclasses.field(default_factory=dict)
 
 
 def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int, *, pinned: bool = True,
@@ -91,7 +94,8 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
     def done(falsified: ClaimResult | None = None) -> Shard:
         kept = search.first_failure or search.outcomes
         r = None if falsified is None else dataclasses.replace(falsified, claim=None)
-        return Shard(_light(kept), r, time.perf_counter() - t0)
+        parts = search.tightness() if falsified is None else {}
+        return Shard(_light(kept), r, time.perf_counter() - t0, parts)
 
     for make_example in claim.examples if pinned and shard == 0 else ():
         inst = make_example()
@@ -131,7 +135,8 @@ def merge(claim: Claim, profile: str, shards: Sequence[Shard]) -> ClaimResult:
     seconds = sum(s.seconds for s in shards)
     falsified = [s.falsified for s in shards if s.falsified is not None]
     if not falsified:
-        return dataclasses.replace(aggregate(claim, outcomes, need), seconds=seconds)
+        parts = merge_tightness(claim, [s.parts for s in shards])
+        return dataclasses.replace(aggregate(claim, outcomes, need, parts), seconds=seconds)
     best = min(falsified, key=_smallness)
     shrunk = tuple(row for row in best.per_instance if row[3])
     return dataclasses.replace(best, claim=claim, counts=count(outcomes), min_tested=need, seconds=seconds,

@@ -88,6 +88,9 @@ class Outcome:
     trace : dict or None
         What the claim's figure needs from this instance (:func:`~.figure.trace_of`: lists
         and numbers, JSON-serialisable); set by the runner.
+    source : object or None
+        The instance as drawn (before the claim's setup), for the tightness of the claim's
+        parts (:mod:`.tightness`) and ``verify --instances``; set by the runner.
     """
 
     verdict: Verdict
@@ -102,3 +105,4 @@ class Outcome:
     kills: frozenset = field(default=frozenset(), compare=False, repr=False)
     mutant_slack: Mapping[str, float] = field(default_factory=dict, compare=False, repr=False)
     trace: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    source: Any = field(default=None, compare=False, repr=False)

@@ -32,6 +32,7 @@ from . import bounds, quantities
 __all__ = [
     "SIZES",
     "A_RANGE",
+    "COR1_A_RANGE",
     "ETA_RANGE",
     "Reading",
     "realizable",
@@ -69,8 +70,9 @@ ParamMap = Callable[[Instance], Instance]
 
 
 #: The stage-1 margin ``A = T eta_0/(4 ||W*_ov||^2)`` a search draws (log-uniform): from a soft
-#: output softmax to the sharp one of the paper's Section 7 run (A of order 10 with |V| = 20).
-A_RANGE = (0.1, 30.0)
+#: output softmax past the sharp one of the paper's Section 7 run (A of order 10 with |V| = 20), to
+#: 300, where Lemma 2's coefficient ||W||/||W*|| matters (``A -> A`` over ``A B``: from A of about 100).
+A_RANGE = (0.1, 300.0)
 #: Stage 2's step size a search draws (log-uniform): Theorems 1-3 ask ``eta <= O(1)``; the
 #: lemmas behind them are read under the same hypothesis.
 ETA_RANGE = (0.005, 1.0)
@@ -284,16 +286,28 @@ def idealised(*, T: int, T2: int) -> ParamMap:
     return make
 
 
+#: The stage-1 margin ``A`` Corollary 1 (corrected)'s search draws (log-uniform), turned into
+#: ``eta_0`` past the threshold's (:func:`cor1`): at ``||W*_ov|| = 1/sqrt 2``, ``|V| = 2`` the
+#: threshold's ``A`` is about 377, so the range reaches ``eta_0`` 10^6 times the threshold's, and
+#: at least 10^4 times for ``||W*_ov|| <= 3``, ``|V| <= 8`` (where the factor ``4||W*_ov||``
+#: of the upper bound becomes tight: the margins approach ``4||W*_ov|| A`` as ``eta_0`` grows).
+COR1_A_RANGE = (1.0, 1e9)
+
+
 def cor1(inst: Instance, *, k: int = 5, T: int = 3000) -> Instance:
     """Corollary 1's threshold reached: ``T`` steps and ``eta_0 = c log T / T``,
-    ``c = 384 ||W*_ov||^k log(2|V|)``.
+    ``c = 384 ||W*_ov||^k log(2|V|)``, or larger: the instance's own ``eta_0`` or the one of
+    its drawn margin ``target_A`` (``eta_0 = 4 ||W*_ov||^2 A / T``) where that is past the
+    threshold's (so the setup is idempotent: a replayed instance keeps its ``eta_0``).
 
     Stage 1 is scale-free in ``eta_0`` apart from the threshold, so choosing
     ``eta_0`` this way reaches the corollary's hypotheses in ``T`` steps.
     """
-    base = Instance(inst.dataset, None, T=T, T2=0)
-    c = bounds.cor1_threshold_constant(safe_norm(evidence(base).w_ov_star), inst.dataset.n_vocab, k)
-    eta0 = max(0.2 / math.sqrt(base.d), c * math.log(T) / T)
+    base = Instance(inst.dataset, inst.embeddings, T=T, T2=0)
+    w_ov = safe_norm(evidence(base).w_ov_star)
+    c = bounds.cor1_threshold_constant(w_ov, inst.dataset.n_vocab, k)
+    drawn = 4 * w_ov**2 * inst.target_A / T if inst.target_A is not None else 0.0
+    eta0 = max(0.2 / math.sqrt(base.d), c * math.log(T) / T, inst.eta0 or 0.0, drawn)
     return Instance(inst.dataset, inst.embeddings, T=T, T2=0, eta0=eta0)
 
 
