@@ -78,8 +78,8 @@ DATA_READINGS = (("", REALIZABLE), ("general data", NOT_PREFIX_CLOSED))
 #: thresholds; Theorem 1's rate keeps the paper's (its fit needs T' = 20000 steps at that eta).
 STAGE1_DRAWN = setups.realizable(embeddings="drawn", A=setups.A_RANGE)
 COR1_DRAWN = setups.realizable(embeddings="drawn", A=setups.COR1_A_RANGE)  # eta_0 from the threshold's to 10^4-10^6 times it
-STAGE2_DRAWN = setups.realizable(embeddings="drawn", A=setups.A_RANGE, eta=setups.ETA_RANGE)
-DRAWN_READINGS = (("", STAGE2_DRAWN), ("general data", setups.realizable(prefix_closed=False, embeddings="drawn", A=setups.A_RANGE,
+STAGE2_DRAWN = setups.realizable(embeddings="drawn", A=setups.A_STAGE2_RANGE, eta=setups.ETA_RANGE)
+DRAWN_READINGS = (("", STAGE2_DRAWN), ("general data", setups.realizable(prefix_closed=False, embeddings="drawn", A=setups.A_STAGE2_RANGE,
                                                                          eta=setups.ETA_RANGE)))
 STAGE1_READINGS = (("", STAGE1_DRAWN), ("general data", setups.realizable(prefix_closed=False, embeddings="drawn", A=setups.A_RANGE)))
 EXAMPLE1 = setups.fixed(setups.example1)

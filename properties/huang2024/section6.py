@@ -261,6 +261,8 @@ def thm3_gaps_on_run(ev: Evidence, *, gap=None) -> Outcome:
     if got is None:
         return outside("no query with optimal, non-comparable and non-optimal tokens")
     t, g = got
+    if len(t) == 0:  # stage 2 never moved: its loss underflows to 0 in float64 at this stage-1 margin
+        return inconclusive("stage 2 did not move: the loss at W_kq = 0 underflows to 0 in float64 (stage-1 margins past ~745)")
     if gap is not None:
         g = gap(t, g)
     c2 = float(np.min(g / t))

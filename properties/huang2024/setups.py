@@ -33,6 +33,7 @@ __all__ = [
     "SIZES",
     "A_RANGE",
     "COR1_A_RANGE",
+    "A_STAGE2_RANGE",
     "ETA_RANGE",
     "Reading",
     "realizable",
@@ -73,6 +74,9 @@ ParamMap = Callable[[Instance], Instance]
 #: output softmax past the sharp one of the paper's Section 7 run (A of order 10 with |V| = 20), to
 #: 300, where Lemma 2's coefficient ||W||/||W*|| matters (``A -> A`` over ``A B``: from A of about 100).
 A_RANGE = (0.1, 300.0)
+#: The same for the claims about stage 2: up to 30, where the loss at ``W_kq = 0`` is still a float64
+#: (margins ``4 ||W*_ov|| A`` past ~745 underflow it to 0, and stage 2 cannot start).
+A_STAGE2_RANGE = (0.1, 30.0)
 #: Stage 2's step size a search draws (log-uniform): Theorems 1-3 ask ``eta <= O(1)``; the
 #: lemmas behind them are read under the same hypothesis.
 ETA_RANGE = (0.005, 1.0)

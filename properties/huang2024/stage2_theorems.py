@@ -202,9 +202,10 @@ def check_thm2_loss(ev: Evidence, *, c0: float = THM2_C0, c1_factor: float = 1.0
     with np.errstate(divide="ignore"):
         logl = np.log(s.loss)
     # Where the loss underflowed to 0 it is only known to be below the smallest float: undecided there
-    # unless the bound is above that.  Trivial while the bound is above the loss at the start of stage 2.
+    # unless the bound is above that.  Trivial where the bound is at or above the largest loss any
+    # W_kq gives (log_sup_loss): there no trajectory could exceed it.
     return _thm2_compare(ev, m, info, logl, logb, what="log L(theta^(t))", failure="the loss exp({lhs:.6g}) exceeds the bound exp({rhs:.6g})",
-                         trivial=logb >= math.log(max(s.loss[0], 1e-300)), trivial_what="above the starting loss",
+                         trivial=logb >= log_sup_loss(ev), trivial_what="above the largest loss any W_kq gives",
                          known=(s.loss > 0) | (logb >= math.log(np.finfo(float).tiny)))
 
 
@@ -291,6 +292,22 @@ def check_fn3(ev: Evidence, *, reading: str = "equal") -> Outcome:
     return holds(sl, f"the minimum loss exp({log_lim:.6g}) <= L* = exp({log_star:.6g})", **meas)
 
 
+def _log_ce(z: np.ndarray, y: int) -> float:
+    """``log CE(z, y) = log log(1 + sum_{i != y} e^{z_i - z_y})``, accurate when CE underflows."""
+    d = np.delete(z - z[y], y)
+    m = d.max()
+    # loss = log1p(sum exp d) ~ sum exp d when tiny; log of it = m + log(sum exp(d - m)) (+ log1p correction)
+    lse = m + math.log(np.exp(d - m).sum())
+    return math.log(math.log1p(math.exp(lse))) if lse > -30 else lse
+
+
+def _log_mean(log_terms: list[float], pis) -> float:
+    """``log sum_n pi_n exp(log_terms[n])`` without underflow."""
+    terms = np.log(np.asarray(pis, dtype=float)) + np.asarray(log_terms)
+    M = terms.max()
+    return float(M + math.log(np.exp(terms - M).sum()))
+
+
 def log_limit_loss(ev: Evidence) -> float:
     """``log`` of :func:`limit_loss`, accurate when the loss underflows (NaN if a
     sample has no optimal token)."""
@@ -298,17 +315,20 @@ def log_limit_loss(ev: Evidence) -> float:
     U = ev.trajectory.W_ov @ ev.E
     idx = ds.index
     terms = []
-    for s, pos, pi in zip(ds.samples, ev.structure.optimal, ds.pi):
+    for s, pos in zip(ds.samples, ev.structure.optimal):
         if not pos:
             return float("nan")
-        z = U[:, idx[s.sentence[pos[0]]]]
-        y = idx[s.next]
-        d = np.delete(z - z[y], y)
-        m = d.max()
-        # loss = log1p(sum exp d) ~ sum exp d when tiny; log of it = m + log(sum exp(d - m)) (+ log1p correction)
-        lse = m + math.log(np.exp(d - m).sum())
-        lo = math.log(math.log1p(math.exp(lse))) if lse > -30 else lse
-        terms.append(math.log(pi) + lo)
-    terms = np.array(terms)
-    M = terms.max()
-    return float(M + math.log(np.exp(terms - M).sum()))
+        terms.append(_log_ce(U[:, idx[s.sentence[pos[0]]]], idx[s.next]))
+    return _log_mean(terms, ds.pi)
+
+
+def log_sup_loss(ev: Evidence) -> float:
+    """``log sup_{W_kq} L``: the largest loss any attention gives with ``W_ov = W_ov^(T)`` fixed,
+    the top of the loss's trivial range.  The logits ``W_ov X phi`` are a convex combination of
+    the context's ``W_ov x_l`` and cross-entropy is convex in the logits, so the supremum puts
+    each sample's attention on its worst token: ``sum_n pi_n max_l CE(W_ov x_l, y_n)``."""
+    ds = ev.dataset
+    U = ev.trajectory.W_ov @ ev.E
+    idx = ds.index
+    terms = [max(_log_ce(U[:, idx[x]], idx[s.next]) for x in s.sentence) for s in ds.samples]
+    return _log_mean(terms, ds.pi)
