@@ -30,14 +30,22 @@ class Profile:
     """How hard a run searches.
 
     ``draws``: instances always drawn per claim (Hypothesis examples);
-    ``min_tested``: instances that must meet a claim's hypotheses and hold
-    non-vacuously for ``holds``; ``budget``: the most instances drawn per
-    claim while fewer than ``min_tested`` met the hypotheses.
+    ``min_tested``: instances distinct up to the claim's symmetries that must
+    hold non-vacuously for ``holds``; ``budget``: the most instances drawn
+    per claim while some part of the statement was not yet killed (the
+    search climbs towards it); ``reach``: the most drawn while fewer than
+    ``min_tested`` distinct instances held (small strategies draw datasets
+    that are renamings of each other).
     """
 
     draws: int
     min_tested: int
     budget: int
+    reach: int = 0
+
+    def __post_init__(self) -> None:
+        if self.reach < self.budget:
+            object.__setattr__(self, "reach", math.ceil(2.5 * self.budget))
 
 
 PROFILES = {"quick": Profile(8, 5, 24), "default": Profile(50, 20, 100), "thorough": Profile(300, 100, 600)}
@@ -53,7 +61,8 @@ class ClaimResult:
 
     ``counts``: ``drawn`` (instances checked), ``tested`` (met the claim's
     hypotheses: holds + falsified + vacuous + inconclusive), one count per
-    per-instance verdict, and ``distinct``: the same over distinct instances.
+    per-instance verdict, ``distinct``: the same over instances distinct up to the claim's
+    symmetries (:mod:`.symmetry`), and ``datasets``: over distinct datasets up to renaming.
     ``min_tested``: the distinct instances that had to hold for ``holds``.
     """
 
@@ -142,11 +151,20 @@ def count(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     (2, 1, 2)
     """
     by = {v: sum(o.verdict is v for o in outcomes) for v in Verdict}
-    keys = {v: {_key(o) for o in outcomes if o.verdict is v} for v in Verdict}
-    distinct = {"drawn": len({_key(o) for o in outcomes}), "tested": len(set().union(*(keys[v] for v in TESTED))),
-                **{name: len(keys[v]) for v, name in COUNT_NAMES.items()}}
     return {"drawn": len(outcomes), "tested": sum(by[v] for v in TESTED), **{name: by[v] for v, name in COUNT_NAMES.items()},
-            "distinct": distinct}
+            "distinct": _distinct(outcomes, _key), "datasets": _distinct(outcomes, _data)}
+
+
+def _distinct(outcomes: Sequence[Outcome], key) -> dict[str, int]:
+    """The per-verdict counts over distinct values of ``key(outcome)``."""
+    keys = {v: {key(o) for o in outcomes if o.verdict is v} for v in Verdict}
+    return {"drawn": len({key(o) for o in outcomes}), "tested": len(set().union(*(keys[v] for v in TESTED))),
+            **{name: len(keys[v]) for v, name in COUNT_NAMES.items()}}
+
+
+def _data(o: Outcome):
+    """An outcome's dataset up to renaming (its instance key, or identity, when the runner set none)."""
+    return o.dataset_key if o.dataset_key is not None else _key(o)
 
 
 def _key(o: Outcome):

@@ -30,6 +30,7 @@ from .figure import trace_of
 from .instances import dataset_key, is_paper_instance
 from .parts import mutating
 from .reproducible import reproducible_draws
+from .symmetry import symmetric_key
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
                       short_groups)
 from .verdicts import TESTED, Outcome, Verdict
@@ -43,6 +44,7 @@ __all__ = [
     "min_tested_for",
     "prepare",
     "instance_key",
+    "data_key",
     "evaluate",
     "aggregate",
     "Search",
@@ -65,15 +67,17 @@ def prepare(claim: Claim, inst: Instance) -> Instance:
 
 
 def instance_key(inst: Instance) -> tuple:
-    """What makes two instances the same test: the dataset up to the order of its samples
-    and of its vocabulary, the embeddings of each token (None: canonical), the training
-    parameters with the step sizes resolved, and the algorithm's name.
+    """What makes two instances the same test, up to the symmetries of the claims
+    (:mod:`.symmetry`): the dataset up to sample order, renaming of its tokens and the scale of
+    its weights; the embeddings up to rotation (their Gram matrix, dropped where it is the
+    identity: Assumption 2); the training parameters with the step sizes resolved, and the
+    algorithm's name.
 
     Examples
     --------
     >>> import ntpcheck
     >>> a = Instance(ntpcheck.loads("A -> B\\nB -> A\\n"))
-    >>> b = Instance(ntpcheck.loads("B -> A\\nA -> B\\n"))
+    >>> b = Instance(ntpcheck.loads("Y -> X\\nX -> Y\\n"))
     >>> instance_key(a) == instance_key(b), instance_key(a) == instance_key(b.with_params(T=5))
     (True, False)
 
@@ -81,13 +85,15 @@ def instance_key(inst: Instance) -> tuple:
     """
     if is_paper_instance(inst):
         return inst.identity()
-    ds = inst.dataset
-    samples = frozenset((s.key, s.weight) for s in ds.samples)
-    # The order of the vocabulary is a naming convention: the embeddings are keyed by token.
-    emb = None if inst.embeddings is None else tuple(sorted(zip(ds.vocab, (c.tobytes() for c in inst.E.T))))
-    eta0, eta = inst.steps
-    return (samples, tuple(sorted(ds.vocab)), emb, inst.T, inst.T2, float(eta0), float(eta), inst.stage1_margin,
-            None if inst.algorithm is None else inst.algorithm.name)
+    return symmetric_key(inst)[1]
+
+
+def data_key(inst: Instance):
+    """The dataset of ``inst`` up to renaming and weight scale (:func:`.symmetry.canonical_dataset`),
+    for ``counts.datasets``; another paper's instance: its :func:`~.instances.dataset_key`."""
+    if is_paper_instance(inst):
+        return dataset_key(inst)
+    return symmetric_key(inst)[0]
 
 
 #: Per-instance verdicts on which the claim's mutants are evaluated (every one but a failure:
@@ -119,9 +125,10 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
             if mutants and claim.live_parts and o.verdict in MUTATED:
                 o = _with_mutants(claim, ev, o)
         if claim.informative is not None and o.verdict in TESTED:
-            o = dataclasses.replace(o, group=claim.informative.classify(ev), dataset_key=dataset_key(ready))
+            o = dataclasses.replace(o, group=claim.informative.classify(ev))
         trace = trace_of(claim.figure, ev, o) if o.verdict is not Verdict.ERROR else None
-        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready), trace=trace, source=inst)
+        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready), dataset_key=data_key(ready), trace=trace,
+                                   source=inst)
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
     except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
@@ -215,10 +222,10 @@ class Search:
     """The state of one claim's search over drawn instances (shared by :func:`run_claim`
     and the pytest plugin, which hands :meth:`step` to Hypothesis as a test body).
 
-    Every instance is checked until ``draws`` were drawn, ``min_tested`` distinct
-    instances held non-vacuously and every live part of the claim was killed by
-    some instance (:meth:`done`; a claim with a ``score`` searches the whole
-    ``budget``); the outcomes up to the first falsification are kept for the
+    Every instance is checked until ``draws`` were drawn, ``min_tested`` instances
+    distinct up to the claim's symmetries held non-vacuously (up to ``reach`` draws) and
+    every live part of the claim was killed by some instance (up to ``budget`` draws;
+    :meth:`done`; a claim with a ``score`` searches the whole ``budget``); the outcomes up to the first falsification are kept for the
     counts, later ones (Hypothesis shrinking) are not.  Each check passes to
     :func:`hypothesis.target` the claim's own ``target`` (else ``-slack``), its
     ``score``, and ``-slack`` of every mutant not yet killed, so that the search
@@ -233,6 +240,7 @@ class Search:
         # starts climbing targets only after half of it.
         self.draws = prof.budget if claim.score is not None else prof.draws
         self.budget = prof.budget
+        self.reach = prof.reach
         self.outcomes: list[Outcome] = []
         self.first_failure: list[Outcome] | None = None  # the outcomes up to the first falsification
 
@@ -247,7 +255,8 @@ class Search:
         enough = distinct_held(self.outcomes) >= self.need and not short_groups(self.claim, self.outcomes, self.need)
         killed = self.killed
         all_killed = all(p.name in killed for p in self.claim.live_parts)
-        return self.first_failure is None and len(self.outcomes) >= self.draws and enough and all_killed
+        n = len(self.outcomes)
+        return self.first_failure is None and n >= self.draws and enough and (all_killed or n >= self.budget)
 
     def step(self, inst: Instance) -> Outcome | None:
         """Check ``inst`` (None if the search is :meth:`done`), recording and targeting the outcome."""
@@ -342,7 +351,7 @@ def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinne
 
     try:
         with reproducible_draws():
-            cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=None),
+            cex = find(claim.data(profile), falsifies, settings=search_settings(search.reach, database=None),
                        random=random.Random(seed))
     except (NoSuchExample, Unsatisfiable):
         return search.result()

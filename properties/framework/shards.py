@@ -89,7 +89,7 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
 
     t0 = time.perf_counter()
     search = Search(claim, profile)
-    search.draws, search.budget, search.need = (math.ceil(x / shards) for x in (search.draws, search.budget, search.need))
+    search.draws, search.budget, search.reach, search.need = (math.ceil(x / shards) for x in (search.draws, search.budget, search.reach, search.need))
 
     def done(falsified: ClaimResult | None = None) -> Shard:
         kept = search.first_failure or search.outcomes
@@ -110,7 +110,7 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
 
     try:
         with reproducible_draws():
-            cex = find(claim.data(profile), falsifies, settings=search_settings(search.budget, database=database),
+            cex = find(claim.data(profile), falsifies, settings=search_settings(search.reach, database=database),
                        random=random.Random(shard_seed(seed, claim.name, shard)), database_key=database_key)
     except (NoSuchExample, Unsatisfiable):
         return done()

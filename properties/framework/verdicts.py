@@ -74,8 +74,9 @@ class Outcome:
         For a claim with :class:`~.claim.Informative` groups: the group of the
         instance, or None where the claim's conclusion is automatic; set by the runner.
     dataset_key : hashable or None
-        The instance's dataset, equal up to sample order (for counting distinct
-        datasets per group); set by the runner with ``group``.
+        The instance's dataset up to sample order, renaming of its tokens and the scale of
+        its weights (:func:`~.runner.data_key`), for ``counts.datasets`` and the distinct
+        datasets per informative group; set by the runner.
     key : hashable or None
         The instance up to sample order: dataset, embeddings and training
         parameters (:func:`~.runner.instance_key`), for counting distinct instances;

@@ -129,6 +129,8 @@ def _thm2_window(ev: Evidence, c0: float) -> tuple[np.ndarray, dict] | Outcome:
     if ev.T < T_need:
         return outside(f"T = {ev.T} < c_0 ||W*_ov||^{bounds.THM2_K} log|V| log T/eta_0 = {T_need:.4g} (c_0 = {c0:g})", **info)
     faithful = q.faithful_stage2(ev)
+    if not faithful.any():
+        return inconclusive("stage 2 did not move: the loss at W_kq = 0 underflows in float64 (stage-1 margins past ~745)", **info)
     m = (s.steps >= t_need) & faithful
     if not m.any():
         end = int(s.steps[faithful].max())
