@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "a header's parameters, algorithm and embeddings (a printed counterexample's) are used as given")
     _add_embeddings(p)
     p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
+    p.add_argument("--instances", default=None, metavar="DIR",
+                   help="write every distinct tested instance of every claim to DIR (one replayable file each, with its "
+                        "verdict and slack, and an index.jsonl): what each verdict rests on")
 
     p = sub.add_parser("reproduce", help="reproduce the paper's figures (figure2), or compare training algorithms (algorithms)")
     p.add_argument("figure", choices=["figure2", "algorithms", "linear-fig12", "linear-fig345"],

@@ -140,7 +140,8 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
 #: Every output file option: (option, attribute of the parsed arguments).
 _OUTPUT_FILES = (("--json", "json_path"), ("--npz", "npz"), ("--file", "file"))  # --file: campaign's, appended to
 #: Every output directory option: (option, attribute, whether it must be new or empty).
-_OUTPUT_DIRS = (("--report", "report", True), ("--out", "out", False))  # --out: figures beside what is there
+_OUTPUT_DIRS = (("--report", "report", True), ("--instances", "instances", True),
+                ("--out", "out", False))  # --out: figures beside what is there
 
 
 def _check_output_paths(args: argparse.Namespace) -> None:
@@ -158,6 +159,9 @@ def _check_output_paths(args: argparse.Namespace) -> None:
                     raise OutputPathError(f"{option} {path}: is the {what} file {source}; writing it would destroy it")
     for option, name, empty in _OUTPUT_DIRS:
         check_output_dir(getattr(args, name, None), option, empty=empty)
+    report, instances = getattr(args, "report", None), getattr(args, "instances", None)
+    if report and instances and os.path.realpath(report) == os.path.realpath(instances):
+        raise OutputPathError(f"--instances {instances}: is --report's directory too; give each its own")
 
 
 def check_options(args: argparse.Namespace) -> None:

@@ -74,6 +74,11 @@ def run_verify(args) -> int:
         obj["dataset"] = args.dataset
     _add_executor(obj, executor)
     write_json(args.json_path, obj)  # first: a report refused at the end (DIR filled meanwhile) loses no verdict
+    if getattr(args, "instances", None):
+        from .instances_out import write_instances
+
+        n = write_instances(args.instances, results)
+        print(f"{n} tested instances written to {args.instances} (index.jsonl lists them)", file=sys.stderr)
     if getattr(args, "report", None):
         from .reportmd import write_report
 

@@ -127,14 +127,18 @@ class InstanceRow(NamedTuple):
     shrunk: bool
     #: What the claim's figure needs from the instance (:func:`.figure.trace_of`), or None.
     trace: Mapping[str, Any] | None = None
+    #: The instance as drawn and its key up to the claim's symmetries (``verify --instances``).
+    source: Any = None
+    key: Any = None
+    detail: str = ""
 
 
 def per_instance_rows(outcomes: Sequence[Outcome], shrunk: Outcome | None = None) -> tuple:
     """An :class:`InstanceRow` per outcome counted, then the shrunk counterexample if it is
     not the last of them (Hypothesis's shrinking checks more instances than are counted)."""
-    rows = [InstanceRow(o.verdict, o.slack, o.instance, False, o.trace) for o in outcomes]
+    rows = [InstanceRow(o.verdict, o.slack, o.instance, False, o.trace, o.source, o.key, o.detail) for o in outcomes]
     if shrunk is not None and not (outcomes and outcomes[-1] is shrunk):
-        rows.append(InstanceRow(shrunk.verdict, shrunk.slack, shrunk.instance, True, shrunk.trace))
+        rows.append(InstanceRow(shrunk.verdict, shrunk.slack, shrunk.instance, True, shrunk.trace, shrunk.source, shrunk.key, shrunk.detail))
     return tuple(rows)
 
 
