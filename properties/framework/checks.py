@@ -151,12 +151,15 @@ def worst(*outcomes: Outcome) -> Outcome:
     speaks (error, falsified, outside-hypotheses, inconclusive); the result is ``vacuous``
     only if every part is, else ``holds`` with the smallest slack of the informative parts."""
     order = {Verdict.ERROR: 0, Verdict.FALSIFIED: 1, Verdict.OUTSIDE: 2, Verdict.INCONCLUSIVE: 3}
+    sides = tuple(float(o.slack) for o in outcomes)  # each inequality's own slack: a part's search target (runner)
     bad = [o for o in outcomes if o.verdict in order]
     if bad:
-        return min(bad, key=lambda o: order[o.verdict])
-    if all(o.verdict is Verdict.VACUOUS for o in outcomes):
-        return min(outcomes, key=lambda o: o.slack)
-    return min((o for o in outcomes if o.verdict is Verdict.HOLDS), key=lambda o: o.slack)
+        out = min(bad, key=lambda o: order[o.verdict])
+    elif all(o.verdict is Verdict.VACUOUS for o in outcomes):
+        out = min(outcomes, key=lambda o: o.slack)
+    else:
+        out = min((o for o in outcomes if o.verdict is Verdict.HOLDS), key=lambda o: o.slack)
+    return dataclasses.replace(out, sides=sides)
 
 
 def inequality(

@@ -148,8 +148,25 @@ def _with_mutants(claim: Claim, ev, o: Outcome) -> Outcome:
         if m.verdict is Verdict.FALSIFIED:
             kills.add(part.name)
         if math.isfinite(m.slack) and m.verdict in TESTED:
-            slack[part.name] = float(m.slack)
+            slack[part.name] = _side_slack(o, m)
     return dataclasses.replace(o, kills=frozenset(kills), mutant_slack=slack)
+
+
+def _side_slack(o: Outcome, m: Outcome) -> float:
+    """The slack of a mutant ``m`` as a search target: of a two-sided (or many-sided) claim, the
+    smallest slack among the inequalities the mutation changed (a part of the lower bound gets the
+    lower side's, not the upper side's that sits at equality); else the mutant's own slack.
+
+    Examples
+    --------
+    >>> _side_slack(Outcome(Verdict.HOLDS, 0.0, sides=(0.0, 0.5)), Outcome(Verdict.HOLDS, 0.0, sides=(0.0, 0.3)))
+    0.3
+    """
+    if len(o.sides) == len(m.sides) > 1:
+        changed = [b for a, b in zip(o.sides, m.sides) if a != b and math.isfinite(b)]
+        if changed:
+            return float(min(changed))
+    return float(m.slack)
 
 
 def describe(inst: Instance) -> dict[str, Any]:

@@ -89,6 +89,9 @@ class Outcome:
     trace : dict or None
         What the claim's figure needs from this instance (:func:`~.figure.trace_of`: lists
         and numbers, JSON-serialisable); set by the runner.
+    sides : tuple of float
+        For a claim of several inequalities (:func:`~.checks.worst`), each one's slack: a part
+        of one side gets that side's slack as its search target, not the minimum over both.
     source : object or None
         The instance as drawn (before the claim's setup), for the tightness of the claim's
         parts (:mod:`.tightness`) and ``verify --instances``; set by the runner.
@@ -107,3 +110,4 @@ class Outcome:
     mutant_slack: Mapping[str, float] = field(default_factory=dict, compare=False, repr=False)
     trace: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     source: Any = field(default=None, compare=False, repr=False)
+    sides: tuple = field(default=(), compare=False, repr=False)
