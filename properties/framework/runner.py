@@ -240,7 +240,8 @@ class Search:
     and the pytest plugin, which hands :meth:`step` to Hypothesis as a test body).
 
     Every instance is checked until ``draws`` were drawn, ``min_tested`` instances
-    distinct up to the claim's symmetries held non-vacuously (up to ``reach`` draws) and
+    distinct up to the claim's symmetries held non-vacuously (up to ``reach`` draws, where at
+    least one held by ``budget``) and
     every live part of the claim was killed by some instance (up to ``budget`` draws;
     :meth:`done`; a claim with a ``score`` searches the whole ``budget``); the outcomes up to the first falsification are kept for the
     counts, later ones (Hypothesis shrinking) are not.  Each check passes to
@@ -273,7 +274,11 @@ class Search:
         killed = self.killed
         all_killed = all(p.name in killed for p in self.claim.live_parts)
         n = len(self.outcomes)
-        return self.first_failure is None and n >= self.draws and enough and (all_killed or n >= self.budget)
+        if self.first_failure is not None or n < self.draws:
+            return False
+        # Past the budget, draw on (up to reach) only for more distinct instances of a kind already seen to hold.
+        held = distinct_held(self.outcomes)
+        return (enough and (all_killed or n >= self.budget)) or (n >= self.budget and held == 0)
 
     def step(self, inst: Instance) -> Outcome | None:
         """Check ``inst`` (None if the search is :meth:`done`), recording and targeting the outcome."""
