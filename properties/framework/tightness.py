@@ -93,9 +93,14 @@ class Tightness:
         return f"{name} x{f:.3g}" if math.isfinite(f) else f"{name} x>{CAP[self.kind]:.0e}"
 
     def to_json(self) -> dict:
-        factor = None if self.factor is None else (self.factor if math.isfinite(self.factor) else "inf")
-        return {"status": self.status, "factor": factor, "closest": self.closest, "killed": self.killed,
-                **({"proof_factor": self.proof_factor} if self.proof_factor is not None else {})}
+        """The JSON of a part (``factor`` and ``proof_factor``: ``"inf"`` where unbounded)."""
+        return {"status": self.status, "factor": _number(self.factor), "closest": self.closest, "killed": self.killed,
+                **({"proof_factor": _number(self.proof_factor)} if self.proof_factor is not None else {})}
+
+
+def _number(x: float | None):
+    """``x`` for JSON: None, a finite number, or ``"inf"``."""
+    return None if x is None else (x if math.isfinite(x) else "inf")
 
 
 #: What a loose part without a factor says (a limit's mutant has no strength).
