@@ -228,6 +228,12 @@ CASES = [
          ok=lambda out, err: "idealised" in out),
     Case("train-unmoved-warns", ("train", "example1", "--eta0", "1e-6", "--T", "5", "--T2", "5"), None,
          ok=lambda out, err: "barely moved" in err),
+    # output paths that would lose or mix what is written (issue 42)
+    Case("json-trailing-slash", ("verify", "--claims", "Ex. 1", "--json", "{tmp}/out.json/"), "names a directory"),
+    Case("solve-json-and-npz-one-path", ("solve", "example1", "--json", "{tmp}/X", "--npz", "{tmp}/X"), "each output needs its own path"),
+    Case("json-inside-report", ("verify", "--claims", "Ex. 1", "--json", "{tmp}/R/x.json", "--report", "{tmp}/R"),
+         "is inside --report"),
+    Case("instances-is-report", ("verify", "--claims", "Ex. 1", "--instances", "{tmp}/R", "--report", "{tmp}/R"), "give each its own"),
 ]
 
 

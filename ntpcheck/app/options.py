@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import os
 import sys
 
@@ -150,6 +151,19 @@ def _check_output_paths(args: argparse.Namespace) -> None:
     is one of the command's input files."""
     if getattr(args, "npz", None) == "-":
         raise OutputPathError("--npz -: the .npz file needs a path (it is binary; standard output takes the text or JSON)")
+    files = [(option, getattr(args, name, None)) for option, name in _OUTPUT_FILES]
+    files = [(option, path) for option, path in files if path and path != "-"]
+    for option, path in files:
+        if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
+            raise OutputPathError(f"{option} {path}: names a directory; give a file name")
+    for (o1, p1), (o2, p2) in itertools.combinations(files, 2):
+        if os.path.realpath(p1) == os.path.realpath(p2):
+            raise OutputPathError(f"{o2} {p2}: is {o1}'s file too; each output needs its own path")
+    for option, name, empty in _OUTPUT_DIRS:
+        directory = getattr(args, name, None)
+        for o, path in files if directory and empty else ():
+            if os.path.realpath(path).startswith(os.path.realpath(directory).rstrip(os.sep) + os.sep):
+                raise OutputPathError(f"{o} {path}: is inside {option} {directory}, which must be new or empty; write it elsewhere")
     for option, name in _OUTPUT_FILES:
         path = getattr(args, name, None)
         check_output_file(path, option)
