@@ -233,6 +233,13 @@ CASES = [
     Case("solve-json-and-npz-one-path", ("solve", "example1", "--json", "{tmp}/X", "--npz", "{tmp}/X"), "each output needs its own path"),
     Case("json-inside-report", ("verify", "--claims", "Ex. 1", "--json", "{tmp}/R/x.json", "--report", "{tmp}/R"),
          "is inside --report"),
+    # damaged campaign files (issue 42): one line naming the file and line, never a traceback or an endless read
+    Case("campaign-object-line", ("campaign", "--summary", "{tmp}/c.jsonl"), "not a campaign batch", {"c.jsonl": b"{}\n"}),
+    Case("campaign-list-line", ("campaign", "--summary", "{tmp}/c.jsonl"), "not a campaign batch", {"c.jsonl": b"[1, 2]\n"}),
+    Case("campaign-bad-shard", ("campaign", "--summary", "{tmp}/c.jsonl"), "is damaged",
+         {"c.jsonl": b'{"paper": "huang2024", "profile": "quick", "seed": 0, "pinned": true, "kind": "verify", "unit": "Ex. 1", '
+                     b'"claim": "Ex. 1", "batch": 0, "shard": "@@@"}\n'}),
+    Case("campaign-dev-zero", ("campaign", "--summary", "/dev/zero"), "not a regular file"),
     Case("instances-is-report", ("verify", "--claims", "Ex. 1", "--instances", "{tmp}/R", "--report", "{tmp}/R"), "give each its own"),
 ]
 

@@ -61,19 +61,50 @@ def read_batches(path: str) -> list[dict]:
     killed while writing it) is left out, any other bad line is one-line :class:`NTPCheckError`."""
     if not os.path.exists(path):
         return []
-    with open(path, encoding="utf-8") as f:
+    if not os.path.isfile(path):  # a FIFO, /dev/zero or /dev/full would be read without end
+        raise NTPCheckError(f"{path}: not a regular file (a campaign file is JSON lines written by ntpcheck campaign)")
+    with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().split("\n")
     out = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
+            batch = json.loads(line)
         except json.JSONDecodeError:
             if n == len(lines):  # the last line, without its newline: a write cut short
                 break
             raise NTPCheckError(f"{path}, line {n}: not a campaign batch (JSON lines written by ntpcheck campaign)") from None
+        missing = [k for k in BATCH_KEYS if not isinstance(batch, dict) or k not in batch]
+        if missing:
+            raise NTPCheckError(f"{path}, line {n}: not a campaign batch (no {', '.join(missing)})")
+        out.append(batch)
     return out
+
+
+#: What every batch line holds (:func:`run_campaign` writes them).
+BATCH_KEYS = (*SETTINGS, "kind", "unit", "claim", "batch", "shard")
+
+
+def _shard(path: str, batch: dict):
+    """The pickled shard of one batch, or one line naming the batch that is damaged."""
+    try:
+        return pickle.loads(base64.b64decode(batch["shard"], validate=True))
+    except Exception as e:  # binascii.Error, UnpicklingError, EOFError, AttributeError, ...
+        raise NTPCheckError(f"{path}: the batch {batch.get('unit')!r} {batch.get('batch')!r} is damaged "
+                            f"({type(e).__module__}.{type(e).__name__}); remove its line and run the campaign again to redraw it") from None
+
+
+def _end_line(path: str) -> None:
+    """End the file with a newline where a killed campaign left its last line cut short,
+    so that the next batch starts a line of its own (the cut one is then skipped as bad JSON)."""
+    if os.path.isfile(path) and os.path.getsize(path):
+        with open(path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            last = f.read(1)
+        if last != b"\n":
+            with open(path, "ab") as f:
+                f.write(b"\n")
 
 
 def _settings(args) -> dict:
@@ -112,6 +143,7 @@ def run_campaign(args) -> int:
     for b in old:
         done.setdefault((b["kind"], b["unit"]), set()).add(b["batch"])
     plans = _plans(p, claims, args.pinned)
+    _end_line(args.file)
     t0 = time.monotonic()
     deadline = t0 + 60 * args.minutes
     written = 0
@@ -160,7 +192,7 @@ def _summary(args) -> int:
             if claim is None and (plan.kind, label) in ran:  # n/a (algorithm axis) beside the claim's cells run
                 cells.append(plan.cell(k, None))
             elif got:
-                shards = [pickle.loads(base64.b64decode(got[b]["shard"])) for b in sorted(got)]
+                shards = [_shard(args.summary, got[b]) for b in sorted(got)]
                 cells.append(plan.merged(k, first["profile"], shards))
         docs[plan.kind] = _render(plan.kind, cells, p, first, out)
     total = {kind: sum(1 for (kd, _) in by_unit if kd == kind) for kind in ("verify", "assumption", "algorithm")}
