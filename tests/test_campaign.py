@@ -60,14 +60,17 @@ def test_a_campaign_file_holds_one_campaign(tmp_path, monkeypatch, capsys):
     assert "holds a campaign with paper huang2024, profile quick, seed 1" in capsys.readouterr().err
 
 
-def test_a_cut_last_line_is_ended_before_the_next_batch(tmp_path):
-    """A campaign killed mid-write leaves its last line cut; the next run starts a new line, so the
-    cut one stays the only bad line (skipped as the last line, a bad JSON line elsewhere is named)."""
-    from ntpcheck.app.campaign import _end_line
+def test_a_cut_last_line_is_dropped_before_the_next_batch(tmp_path):
+    """A campaign killed mid-write leaves its last line cut; the next run drops that partial line
+    (no finished batch is in it) so the file stays readable; a whole last line only gets its newline."""
+    from ntpcheck.app.campaign import _end_line, read_batches
 
     path = tmp_path / "c.jsonl"
     path.write_text('{"a": 1}\n{"cut')
     _end_line(str(path))
-    assert path.read_text() == '{"a": 1}\n{"cut\n'
-    _end_line(str(path))  # a file that ends its line is left alone
+    assert path.read_text() == '{"a": 1}\n'
+    path.write_text('{"a": 1}\n{"b": 2}')
+    _end_line(str(path))
+    assert path.read_text() == '{"a": 1}\n{"b": 2}\n'
+    _end_line(str(path))
     assert path.read_text().count("\n") == 2

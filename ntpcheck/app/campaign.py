@@ -96,36 +96,24 @@ def _shard(path: str, batch: dict):
 
 
 def _end_line(path: str) -> None:
-    """End the file with a newline where a killed campaign left its last line cut short,
-    so that the next batch starts a line of its own (the cut one is then skipped as bad JSON)."""
-    if os.path.isfile(path) and os.path.getsize(path):
-        with open(path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            last = f.read(1)
-        if last != b"\n":
-            with open(path, "ab") as f:
-                f.write(b"\n")
-
-
-def _settings(args) -> dict:
-    return {"paper": args.paper, "profile": args.profile, "seed": args.seed, "pinned": args.pinned}
-
-
-def _database() -> tuple[str, str]:
-    url = os.environ.get("NTPCHECK_REDIS_URL")
-    return ("redis", url) if url else ("directory", os.path.abspath(os.path.join(".hypothesis", "examples")))
-
-
-def _tasks(plans: list[Plan], profile: str, seed: int, done: dict, database) -> Iterator[tuple]:
-    """Round-robin over every unit of ``plans``: batch ``b`` of each unit, for b = 0, 1, ...,
-    skipping the batches ``done`` (``(kind, label) -> set of batches``) already holds."""
-    units = [(plan, k, label) for plan in plans for k, (label, claim, _) in enumerate(plan.units()) if claim is not None]
-    if not units:
+    """Before appending: where a killed campaign left its last line cut short (not JSON), drop
+    that partial line (it holds no finished batch); a last line that is whole JSON without
+    its newline gets the newline.  So every batch the next run writes starts a line of its own."""
+    if not (os.path.isfile(path) and os.path.getsize(path)):
         return
-    for b in itertools.count():
-        for plan, k, label in units:
-            if b not in done.get((plan.kind, label), ()):
-                yield (plan, k, label, b), run_batch, (plan, k, profile, seed, b, database)
+    with open(path, "rb") as f:
+        data = f.read()
+    if data.endswith(b"\n"):
+        return
+    start = data.rfind(b"\n") + 1
+    try:
+        json.loads(data[start:])
+    except ValueError:
+        with open(path, "r+b") as f:
+            f.truncate(start)
+        return
+    with open(path, "ab") as f:
+        f.write(b"\n")
 
 
 def run_campaign(args) -> int:
