@@ -58,7 +58,7 @@ class ClaimRun:
                 raise ClaimFalsified(self._failure(inst, o))
 
         claim_test.__signature__ = _profile_signature(profile)  # the profile in the database key
-        cfg = search_settings(PROFILES[profile].reach, parent=settings.default)
+        cfg = search_settings(PROFILES[profile].budget, parent=settings.default)
         # HypoFuzz refuses a test that suppresses nested_given (and no claim test nests @given)
         cfg = settings(cfg, suppress_health_check=[h for h in cfg.suppress_health_check if h is not HealthCheck.nested_given])
         test = settings(cfg)(given(claim.data(profile))(claim_test))

@@ -15,22 +15,21 @@ import dataclasses
 import math
 import random
 import time
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from ntpcheck import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.instance import Instance
-from ntpcheck.textformat import dumps
 
 from .claim import Claim
 from .evidence import evidence
 from .figure import trace_of
-from .instances import dataset_key, is_paper_instance
 from .parts import mutating
+from .keys import data_key, describe, instance_key, prepare
+from .replay import counterexample_text, instance_text, replay_command, shell_quoted
 from .reproducible import reproducible_draws
-from .symmetry import symmetric_key
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
                       short_groups)
 from .verdicts import TESTED, Outcome, Verdict
@@ -60,41 +59,6 @@ __all__ = [
     "per_instance_rows",
     "versions",
 ]
-
-def prepare(claim: Claim, inst: Instance) -> Instance:
-    """The instance with the claim's parameters applied (its ``setup``)."""
-    return inst if claim.setup is None else claim.setup(inst)
-
-
-def instance_key(inst: Instance) -> tuple:
-    """What makes two instances the same test, up to the symmetries of the claims
-    (:mod:`.symmetry`): the dataset up to sample order, renaming of its tokens and the scale of
-    its weights; the embeddings up to rotation (their Gram matrix, dropped where it is the
-    identity: Assumption 2); the training parameters with the step sizes resolved, and the
-    algorithm's name.
-
-    Examples
-    --------
-    >>> import ntpcheck
-    >>> a = Instance(ntpcheck.loads("A -> B\\nB -> A\\n"))
-    >>> b = Instance(ntpcheck.loads("Y -> X\\nX -> Y\\n"))
-    >>> instance_key(a) == instance_key(b), instance_key(a) == instance_key(b.with_params(T=5))
-    (True, False)
-
-    Another paper's instance (:class:`~.instances.PaperInstance`) says its own: ``inst.identity()``.
-    """
-    if is_paper_instance(inst):
-        return inst.identity()
-    return symmetric_key(inst)[1]
-
-
-def data_key(inst: Instance):
-    """The dataset of ``inst`` up to renaming and weight scale (:func:`.symmetry.canonical_dataset`),
-    for ``counts.datasets``; another paper's instance: its :func:`~.instances.dataset_key`."""
-    if is_paper_instance(inst):
-        return dataset_key(inst)
-    return symmetric_key(inst)[0]
-
 
 #: Per-instance verdicts on which the claim's mutants are evaluated (every one but a failure:
 #: a threshold's mutant can bring an instance that was outside its hypotheses inside).
@@ -169,68 +133,6 @@ def _side_slack(o: Outcome, m: Outcome) -> float:
     return float(m.slack)
 
 
-def describe(inst: Instance) -> dict[str, Any]:
-    """The sizes and training parameters of ``inst`` (for captions): ``V``, ``N``, ``L_max``,
-    ``T``, ``T2``, ``eta0``, ``eta``, and the ``algorithm``'s name (None: Algorithm 1); another
-    paper's instance describes itself (:class:`~.instances.PaperInstance`)."""
-    if is_paper_instance(inst):
-        return inst.describe()
-    ds = inst.dataset
-    eta0, eta = inst.steps
-    return {"V": ds.n_vocab, "N": ds.n_samples, "L_max": ds.l_max, "T": inst.T, "T2": inst.T2, "eta0": float(eta0), "eta": float(eta),
-            "algorithm": None if inst.algorithm is None else inst.algorithm.name}
-
-
-def instance_text(claim: Claim, inst: Instance, comment: str, replay: str | None = None) -> str:
-    """Any tested instance of ``claim`` as :func:`counterexample_text` writes a counterexample,
-    with ``comment`` in place of the counterexample's line (``"closest for C_1: ..."``): the
-    file replays with ``verify --dataset`` (:mod:`.tightness`, ``verify --instances``)."""
-    text = counterexample_text(claim, inst, Outcome(Verdict.HOLDS, detail=comment), replay)
-    return text.replace(f"# counterexample: {' '.join(comment.split())}", f"# {' '.join(comment.split())}", 1)
-
-
-def counterexample_text(claim: Claim, inst: Instance, o: Outcome, replay: str | None = None) -> str:
-    """The counterexample in the text format, replayable on its own: the claim's name and
-    a comment with the failure, the instance's parameters, algorithm and embeddings in the
-    header that :func:`ntpcheck.textformat.load_with_header` reads back
-    (:mod:`ntpcheck.textheader`), the dataset, and last a comment with the command that
-    replays it (``replay``, else :func:`replay_command`).  Another paper's instance writes its
-    own text format (:meth:`~.instances.PaperInstance.counterexample_text`)."""
-    if is_paper_instance(inst):
-        return prepare(claim, inst).counterexample_text(claim.name, " ".join(o.detail.split()), replay or replay_command(claim))
-    inst = prepare(claim, inst)
-    trained = "" if inst.algorithm is None else f" (trained with {inst.algorithm.name}: {inst.algorithm.description})"
-    what = " ".join(f"counterexample{trained}: {o.detail}".split())
-    lines = dataclasses.replace(inst.header(), claim=claim.name).text_lines()
-    header = "\n".join([lines[0], what, *lines[1:]])
-    command = replay or replay_command(claim)
-    return (dumps(inst.dataset, header=header, vocab=inst.embeddings is not None)
-            + f"# replay: save this text as FILE, then run: {command}\n")
-
-
-def replay_command(claim: Claim, path: str = "FILE") -> str:
-    """``ntpcheck verify --dataset PATH --claims "NAME"`` for a claim of a registered paper
-    (with ``--paper`` where it is not the default one)."""
-    from ntpcheck.properties import DEFAULT_PAPER, PAPERS, paper
-
-    owner = next((name for name in PAPERS if any(c.name == claim.name for c in paper(name).claims)), DEFAULT_PAPER)
-    where = "" if owner == DEFAULT_PAPER else f" --paper {owner}"
-    return f"ntpcheck verify{where} --dataset {path} --claims {shell_quoted(claim.name)}"
-
-
-def shell_quoted(text: str) -> str:
-    """``text`` as one shell word: in double quotes when that is safe (claim names), else :func:`shlex.quote`.
-
-    Examples
-    --------
-    >>> print(shell_quoted("Thm. 1 [norm, 2||W*||]"), shell_quoted("it's $x"))
-    "Thm. 1 [norm, 2||W*||]" 'it'"'"'s $x'
-    """
-    import shlex
-
-    return f'"{text}"' if not any(ch in text for ch in '"$`\\!') else shlex.quote(text)
-
-
 #: Significant digits of the values handed to :func:`hypothesis.target` (:func:`_quantised`).
 TARGET_DIGITS = 10
 
@@ -279,6 +181,16 @@ class Search:
         # Past the budget, draw on (up to reach) only for more distinct instances of a kind already seen to hold.
         held = distinct_held(self.outcomes)
         return (enough and (all_killed or n >= self.budget)) or (n >= self.budget and held == 0)
+
+    def phases(self, seed: int):
+        """The Hypothesis searches to run, as ``(max_examples, random)``: the ``budget`` with the
+        run's seed (Hypothesis starts climbing targets after half of ``max_examples``, so this first
+        search is the one that steers), then, only while short of ``min_tested`` distinct held
+        instances with some held, a second one up to ``reach`` from a seed derived from the run's."""
+        yield self.budget, random.Random(seed)
+        held = distinct_held(self.outcomes)
+        if self.first_failure is None and 0 < held < self.need and self.reach > len(self.outcomes):
+            yield self.reach - len(self.outcomes), random.Random(f"{seed}\0reach\0{self.claim.name}")
 
     def step(self, inst: Instance) -> Outcome | None:
         """Check ``inst`` (None if the search is :meth:`done`), recording and targeting the outcome."""
@@ -371,11 +283,15 @@ def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinne
         o = search.step(inst)
         return o is not None and o.verdict is Verdict.FALSIFIED
 
-    try:
-        with reproducible_draws():
-            cex = find(claim.data(profile), falsifies, settings=search_settings(search.reach, database=None),
-                       random=random.Random(seed))
-    except (NoSuchExample, Unsatisfiable):
+    cex = None
+    for max_examples, rng in search.phases(seed):
+        try:
+            with reproducible_draws():
+                cex = find(claim.data(profile), falsifies, settings=search_settings(max_examples, database=None), random=rng)
+            break
+        except (NoSuchExample, Unsatisfiable):
+            continue
+    if cex is None:
         return search.result()
     return search.falsified(cex, evaluate(claim, cex))
 

@@ -108,11 +108,16 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
         o = search.step(inst)
         return o is not None and o.verdict is Verdict.FALSIFIED
 
-    try:
-        with reproducible_draws():
-            cex = find(claim.data(profile), falsifies, settings=search_settings(search.reach, database=database),
-                       random=random.Random(shard_seed(seed, claim.name, shard)), database_key=database_key)
-    except (NoSuchExample, Unsatisfiable):
+    cex = None
+    for max_examples, rng in search.phases(shard_seed(seed, claim.name, shard)):
+        try:
+            with reproducible_draws():
+                cex = find(claim.data(profile), falsifies, settings=search_settings(max_examples, database=database),
+                           random=rng, database_key=database_key)
+            break
+        except (NoSuchExample, Unsatisfiable):
+            continue
+    if cex is None:
         return done()
     return done(search.falsified(cex, evaluate(claim, cex)))
 

@@ -13,7 +13,7 @@ beyond that is how much room each part of the statement (:mod:`.parts`) had:
     ``s`` of a term dropped) still holds on **every** tested instance, found by
     bisection on the stored evidence (the trajectories are cached: no new
     training), to :data:`RESOLUTION`.  ``closest`` is the instance that limits
-    it, written so that it replays (:func:`~.runner.instance_text`).
+    it, written so that it replays (:func:`~.replay.instance_text`).
 ``dominated``
     The record proves that the part cannot matter under the claim's
     hypotheses (:attr:`~.parts.Part.dominated`), with the factor the proof
@@ -119,9 +119,10 @@ def loose_text(parts: Mapping[str, Tightness]) -> str:
 def tightness(claim: Claim, outcomes: Sequence[Outcome], describe: Callable[[Any, str], str] | None = None) -> dict[str, Tightness]:
     """Each part of ``claim`` on the tested ``outcomes`` (those the runner gave a ``source``):
     tight, loose with its factor, or dominated (module docstring).  ``describe(instance,
-    comment)`` writes the closest instance (:func:`~.runner.instance_text` by default)."""
+    comment)`` writes the closest instance (:func:`~.replay.instance_text` by default)."""
     from .evidence import evidence
-    from .runner import instance_text, prepare
+    from .keys import prepare
+    from .replay import instance_text
 
     describe = describe or (lambda inst, comment: instance_text(claim, inst, comment))
     if not claim.parts:
