@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["non_negative_int", "at_least", "seed", "vocab_sizes", "positive_float"]
+__all__ = ["non_negative_int", "steps", "MAX_STEPS", "at_least", "seed", "vocab_sizes", "positive_float"]
 
 
 def _int(text: str) -> int:
@@ -21,6 +21,29 @@ def non_negative_int(text: str) -> int:
     v = _int(text)
     if v < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return v
+
+
+#: The most NGD steps ``train`` takes per stage: 10^7 steps of Example 1 take minutes; 10^12 asked
+#: for 8 TB of trajectory and ended in "out of memory".
+MAX_STEPS = 10_000_000
+
+
+def steps(text: str) -> int:
+    """An argument type: a number of training steps, ``0 <= T <= MAX_STEPS``.
+
+    Examples
+    --------
+    >>> steps("900")
+    900
+    >>> steps("1000000000000")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '1000000000000' is more steps than ntpcheck takes (at most 10000000)
+    """
+    v = non_negative_int(text)
+    if v > MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"{text!r} is more steps than ntpcheck takes (at most {MAX_STEPS})")
     return v
 
 
