@@ -14,7 +14,6 @@ import pytest
 
 from ntpcheck.instance import Instance
 from ntpcheck.properties import paper
-from ntpcheck.properties.framework import Verdict
 from ntpcheck.properties.framework.runner import data_key, evaluate, instance_key
 from ntpcheck.properties.framework.results import count
 

@@ -116,6 +116,27 @@ def _end_line(path: str) -> None:
         f.write(b"\n")
 
 
+def _settings(args) -> dict:
+    return {"paper": args.paper, "profile": args.profile, "seed": args.seed, "pinned": args.pinned}
+
+
+def _database() -> tuple[str, str]:
+    url = os.environ.get("NTPCHECK_REDIS_URL")
+    return ("redis", url) if url else ("directory", os.path.abspath(os.path.join(".hypothesis", "examples")))
+
+
+def _tasks(plans: list[Plan], profile: str, seed: int, done: dict, database) -> Iterator[tuple]:
+    """Round-robin over every unit of ``plans``: batch ``b`` of each unit, for b = 0, 1, ...,
+    skipping the batches ``done`` (``(kind, label) -> set of batches``) already holds."""
+    units = [(plan, k, label) for plan in plans for k, (label, claim, _) in enumerate(plan.units()) if claim is not None]
+    if not units:
+        return
+    for b in itertools.count():
+        for plan, k, label in units:
+            if b not in done.get((plan.kind, label), ()):
+                yield (plan, k, label, b), run_batch, (plan, k, profile, seed, b, database)
+
+
 def run_campaign(args) -> int:
     """``ntpcheck campaign``: ``--summary FILE``, or batches for ``--minutes`` appended to ``--file``."""
     if args.summary:

@@ -28,7 +28,7 @@ from .evidence import evidence
 from .figure import trace_of
 from .parts import mutating
 from .keys import data_key, describe, instance_key, prepare
-from .replay import counterexample_text, instance_text, replay_command, shell_quoted
+from .replay import counterexample_text, instance_text, replay_command
 from .reproducible import reproducible_draws
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
                       short_groups)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-import random
 from typing import Sequence
 
 from .claim import Claim
