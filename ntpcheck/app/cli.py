@@ -80,8 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="run Algorithm 1 (two-stage normalized GD)")
     _add_dataset(p)
-    p.add_argument("--T", type=_steps, default=900, help="stage-1 steps (default 900, at most 10^7)")
-    p.add_argument("--T2", type=_steps, default=900, help="stage-2 steps (default 900, at most 10^7)")
+    p.add_argument("--T", type=_steps, default=900, help="stage-1 steps (default 900, at most 10^9)")
+    p.add_argument("--T2", type=_steps, default=900, help="stage-2 steps (default 900, at most 10^9)")
     p.add_argument("--eta0", type=_positive_float, default=None, help="stage-1 step (default 0.2/sqrt(d))")
     p.add_argument("--eta", type=_positive_float, default=None, help="stage-2 step (default 0.05/sqrt(d))")
     p.add_argument("--idealised", action="store_true", help="replace the stage-1 output by A W*_ov (Appendix C.1)")
