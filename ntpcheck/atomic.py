@@ -16,13 +16,15 @@ the user had is destroyed.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable
 
 from .errors import OutputPathError
 
-__all__ = ["atomic_write_bytes", "atomic_write_chunks", "atomic_write_text", "output_kind", "not_empty", "fresh_directory", "STREAM", "FILE", "NEW"]
+__all__ = ["atomic_write_bytes", "atomic_write_chunks", "atomic_write_text", "output_kind", "not_empty", "fresh_directory",
+           "remove_stale_temporaries", "STREAM", "FILE", "NEW"]
 
 #: :func:`output_kind`'s answers: written through as a stream, replaced atomically, created.
 STREAM, FILE, NEW = "stream", "file", "new"
@@ -86,7 +88,8 @@ def _replace(real: str, chunks: Iterable[bytes]) -> None:
         mode = stat.S_IMODE(os.stat(real).st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".ntpcheck-", suffix=".tmp")
+    remove_stale_temporaries(d)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=f".ntpcheck-{os.getpid()}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(chunks)
@@ -96,6 +99,54 @@ def _replace(real: str, chunks: Iterable[bytes]) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+_TEMPORARY = re.compile(r"^\.ntpcheck-(\d+)-[^/]*\.tmp$")
+
+
+def remove_stale_temporaries(directory: str) -> list[str]:
+    """Remove the temporary files that a killed ntpcheck left in ``directory`` (SIGKILL skips every
+    clean-up): only names ntpcheck makes, ``.ntpcheck-<pid>-*.tmp``, and only where process
+    ``<pid>`` no longer exists (a live one, another user's included, may be writing it).  Returns
+    the names removed.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> for name in (".ntpcheck-999999999-x.tmp", f".ntpcheck-{os.getpid()}-y.tmp", "notes.tmp"):
+    ...     open(os.path.join(d, name), "w").close()
+    >>> remove_stale_temporaries(d), sorted(os.listdir(d))[1:]
+    (['.ntpcheck-999999999-x.tmp'], ['notes.tmp'])
+    """
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMPORARY.match(name)
+        if not m or _alive(int(m.group(1))):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one we may not signal exists too)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError) as e:
+        return not isinstance(e, OverflowError)
+    return True
 
 
 def atomic_write_text(path: str, text: str) -> None:

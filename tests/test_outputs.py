@@ -197,3 +197,17 @@ def test_matrix_interrupted_mid_row_prints_the_partial_row(tmp_path, capsys, mon
     assert row.split().count("-") == 3
     d = json.loads((tmp_path / "m.json").read_text())
     assert d["complete"] is False and len(d["rows"]) == 2
+
+
+def test_a_write_removes_the_temporaries_a_killed_run_left(tmp_path, capsys):
+    """Issue 42: SIGKILL skips every clean-up and left .ntpcheck-*.tmp files that nothing removed; the next
+    write into that directory removes those of processes that no longer exist, and nothing else."""
+    import os
+
+    from ntpcheck.app.cli import main
+
+    stale, live, mine = ".ntpcheck-999999999-a.tmp", f".ntpcheck-{os.getpid()}-b.tmp", "notes.tmp"
+    for name in (stale, live, mine):
+        (tmp_path / name).write_text("x")
+    assert main(["solve", "example1", "--json", str(tmp_path / "out.json")]) == 0
+    assert sorted(os.listdir(tmp_path)) == sorted([live, mine, "out.json"])
