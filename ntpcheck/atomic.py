@@ -15,16 +15,19 @@ the user had is destroyed.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
 import stat
 import tempfile
-from collections.abc import Iterable
+from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
 
 from .errors import OutputPathError
 
 __all__ = ["atomic_write_bytes", "atomic_write_chunks", "atomic_write_text", "output_kind", "not_empty", "fresh_directory",
-           "remove_stale_temporaries", "STREAM", "FILE", "NEW"]
+           "remove_stale_temporaries", "published_directory", "STREAM", "FILE", "NEW"]
 
 #: :func:`output_kind`'s answers: written through as a stream, replaced atomically, created.
 STREAM, FILE, NEW = "stream", "file", "new"
@@ -152,6 +155,43 @@ def _alive(pid: int) -> bool:
 def atomic_write_text(path: str, text: str) -> None:
     """:func:`atomic_write_bytes` for UTF-8 text."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+@contextmanager
+def published_directory(path: str) -> Iterator[str]:
+    """Fill a new or empty directory ``path`` all at once: the block writes into a staging
+    directory beside it, which then replaces the empty ``path`` in one ``rename`` (so two runs
+    given the same directory never mix their files, and a run killed midway leaves ``path``
+    empty).  If another run filled ``path`` meanwhile, this run's files are kept under
+    ``path.ntpcheck-<pid>`` and :class:`OutputPathError` says where: nothing is lost.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = os.path.join(tempfile.mkdtemp(), "report")
+    >>> with published_directory(d) as staging:
+    ...     open(os.path.join(staging, "a.txt"), "w").close()
+    >>> os.listdir(d)
+    ['a.txt']
+    """
+    fresh_directory(path)
+    real = os.path.realpath(path)
+    staging = tempfile.mkdtemp(dir=os.path.dirname(real), prefix=f".ntpcheck-{os.getpid()}-", suffix=".staging")
+    try:
+        yield staging
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    try:
+        os.chmod(staging, 0o777 & ~_umask())
+        os.rename(staging, real)  # replaces an empty directory; refused if it is not empty any more
+    except OSError as e:
+        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            shutil.rmtree(staging, ignore_errors=True)
+            raise OutputPathError(f"{path}: cannot move the written files into it ({e.strerror})") from None
+        keep = f"{real}.ntpcheck-{os.getpid()}"
+        os.rename(staging, keep)
+        raise OutputPathError(f"{path} was filled by another run meanwhile; this run's files are in {keep}") from None
 
 
 def not_empty(path: str) -> str | None:

@@ -211,3 +211,24 @@ def test_a_write_removes_the_temporaries_a_killed_run_left(tmp_path, capsys):
         (tmp_path / name).write_text("x")
     assert main(["solve", "example1", "--json", str(tmp_path / "out.json")]) == 0
     assert sorted(os.listdir(tmp_path)) == sorted([live, mine, "out.json"])
+
+
+def test_a_report_directory_filled_meanwhile_keeps_both_runs_files(tmp_path):
+    """Issue 42: two runs given one --report DIR mixed their files; now each fills DIR in one rename,
+    and the one that finds DIR filled keeps its own files beside it and says where."""
+    import os
+
+    import pytest
+
+    from ntpcheck.atomic import published_directory
+    from ntpcheck.errors import OutputPathError
+
+    out = tmp_path / "report"
+    with pytest.raises(OutputPathError, match="filled by another run meanwhile"):
+        with published_directory(str(out)) as staging:
+            (out / "theirs.md").write_text("the other run")  # the other run finished first
+            (tmp_path / "ignored").mkdir()
+            open(os.path.join(staging, "mine.md"), "w").close()
+    assert sorted(os.listdir(out)) == ["theirs.md"]
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("report.ntpcheck-")]
+    assert len(kept) == 1 and sorted(os.listdir(kept[0])) == ["mine.md"]

@@ -15,7 +15,7 @@ import json
 import math
 import os
 
-from ntpcheck.atomic import atomic_write_text, fresh_directory
+from ntpcheck.atomic import atomic_write_text, published_directory
 
 __all__ = ["write_instances"]
 
@@ -34,21 +34,21 @@ def write_instances(directory: str, results) -> int:
     """Write every claim's distinct tested instances under ``directory`` (module docstring); the number written."""
     from ntpcheck.properties.framework.runner import instance_text
 
-    fresh_directory(directory)
-    index, n = [], 0
-    for r in results:
-        rows = list(_rows(r))
-        if not rows:
-            continue
-        folder = os.path.join(directory, r.claim.key)
-        os.makedirs(folder, exist_ok=True)
-        for k, row in enumerate(rows, 1):
-            slack = row.slack if math.isfinite(row.slack) else None
-            what = f"{row.verdict.value}" + (f" (slack {slack:.6g})" if slack is not None else "") + (": " + row.detail if row.detail else "")
-            name = f"{k:04d}.txt"
-            atomic_write_text(os.path.join(folder, name), instance_text(r.claim, row.source, what))
-            index.append({"claim": r.claim.name, "file": f"{r.claim.key}/{name}", "verdict": row.verdict.value, "slack": slack,
-                          "shrunk": bool(row.shrunk), "instance": dict(row.instance or {})})
-            n += 1
-    atomic_write_text(os.path.join(directory, "index.jsonl"), "".join(json.dumps(line, allow_nan=False) + "\n" for line in index))
+    with published_directory(directory) as staging:
+        index, n = [], 0
+        for r in results:
+            rows = list(_rows(r))
+            if not rows:
+                continue
+            folder = os.path.join(staging, r.claim.key)
+            os.makedirs(folder, exist_ok=True)
+            for k, row in enumerate(rows, 1):
+                slack = row.slack if math.isfinite(row.slack) else None
+                what = f"{row.verdict.value}" + (f" (slack {slack:.6g})" if slack is not None else "") + (": " + row.detail if row.detail else "")
+                name = f"{k:04d}.txt"
+                atomic_write_text(os.path.join(folder, name), instance_text(r.claim, row.source, what))
+                index.append({"claim": r.claim.name, "file": f"{r.claim.key}/{name}", "verdict": row.verdict.value, "slack": slack,
+                              "shrunk": bool(row.shrunk), "instance": dict(row.instance or {})})
+                n += 1
+        atomic_write_text(os.path.join(staging, "index.jsonl"), "".join(json.dumps(line, allow_nan=False) + "\n" for line in index))
     return n

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, fresh_directory
+from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, published_directory
 from ntpcheck.properties.framework import Verdict
 
 from .claimfigure import claim_figure
@@ -129,7 +129,6 @@ def write_matrix_report(out_dir: str, grid: Grid, profile: str, seed: int, compl
     (last) into ``out_dir``, which must be new or empty."""
     from .reporthtml import html_report
 
-    fresh_directory(out_dir)
     items, hrefs, used = [], {}, set()
     for (row, col), (verdict, _, r, label) in grid.cells.items():
         if verdict is not Verdict.FALSIFIED or r is None:
@@ -142,24 +141,26 @@ def write_matrix_report(out_dir: str, grid: Grid, profile: str, seed: int, compl
                                 f"The counterexample of the cell {label}." if fig is not None else "No figure.", title=label))
     fig, links = heatmap(grid, hrefs)
     heat = png(fig)
-    atomic_write_bytes(os.path.join(out_dir, "matrix.png"), heat)
-    for it in items:
-        if it.png:
-            atomic_write_bytes(os.path.join(out_dir, it.plot), it.png)
-    cmd = f"{command} --profile {profile} --seed {seed} --report DIR"
-    extras = [("matrix", grid.title, heat, f"{grid.note}. Click a falsified cell for its counterexample.", links)]
-    atomic_write_text(os.path.join(out_dir, "report.html"),
-                      html_report(items, profile, seed, complete, paper, extras=extras, title="ntpcheck matrix report", command=cmd))
-    md = ["# ntpcheck matrix report", "", f"Profile `{profile}`, seed {seed}. Reproduce: `{cmd}`. The same with links: `report.html`.", ""]
-    if not complete:
-        md += ["**Incomplete: interrupted.** The cells below are the finished ones.", ""]
-    md += ["![the matrix](matrix.png)", "", f"*{grid.note}.*"]
-    for it in items:
-        r = it.result
-        md += ["", f'<a id="{it.anchor}"></a>', "", f"## {it.title}: falsified", "", r.detail]
-        if it.plot:
-            md += ["", f"![{it.title}]({it.plot})"]
-        md += ["", "Counterexample (save it as FILE; the command in its last line replays it):", "", "```", (r.counterexample or "").rstrip(), "```"]
+    with published_directory(out_dir) as staging:  # all at once: two runs on one DIR never mix their files
+        atomic_write_bytes(os.path.join(staging, "matrix.png"), heat)
+        for it in items:
+            if it.png:
+                atomic_write_bytes(os.path.join(staging, it.plot), it.png)
+        cmd = f"{command} --profile {profile} --seed {seed} --report DIR"
+        extras = [("matrix", grid.title, heat, f"{grid.note}. Click a falsified cell for its counterexample.", links)]
+        atomic_write_text(os.path.join(staging, "report.html"),
+                          html_report(items, profile, seed, complete, paper, extras=extras, title="ntpcheck matrix report", command=cmd))
+        md = ["# ntpcheck matrix report", "", f"Profile `{profile}`, seed {seed}. Reproduce: `{cmd}`. The same with links: `report.html`.", ""]
+        if not complete:
+            md += ["**Incomplete: interrupted.** The cells below are the finished ones.", ""]
+        md += ["![the matrix](matrix.png)", "", f"*{grid.note}.*"]
+        for it in items:
+            r = it.result
+            md += ["", f'<a id="{it.anchor}"></a>', "", f"## {it.title}: falsified", "", r.detail]
+            if it.plot:
+                md += ["", f"![{it.title}]({it.plot})"]
+            md += ["", "Counterexample (save it as FILE; the command in its last line replays it):", "", "```", (r.counterexample or "").rstrip(), "```"]
+        path = os.path.join(staging, "report.md")
+        atomic_write_text(path, "\n".join(md) + "\n")
     path = os.path.join(out_dir, "report.md")
-    atomic_write_text(path, "\n".join(md) + "\n")
     return path

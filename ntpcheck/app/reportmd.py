@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, fresh_directory
+from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, published_directory
 from ntpcheck.properties.framework import ClaimResult
 
 from .claimfigure import claim_figure, instances_caption
@@ -136,12 +136,11 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
     report's plots ever sit beside a new ``report.md`` and nothing of the user's is touched."""
     from .reporthtml import html_report
 
-    fresh_directory(out_dir)
     items = report_items(results)
-    for it in items:
-        if it.png:
-            atomic_write_bytes(os.path.join(out_dir, it.plot), it.png)  # creates plots/ on the first one
-    atomic_write_text(os.path.join(out_dir, "report.html"), html_report(items, profile, seed, complete, paper))
-    path = os.path.join(out_dir, "report.md")
-    atomic_write_text(path, markdown(items, profile, seed, complete))
-    return path
+    with published_directory(out_dir) as staging:  # all at once: two runs on one DIR never mix their files
+        for it in items:
+            if it.png:
+                atomic_write_bytes(os.path.join(staging, it.plot), it.png)  # creates plots/ on the first one
+        atomic_write_text(os.path.join(staging, "report.html"), html_report(items, profile, seed, complete, paper))
+        atomic_write_text(os.path.join(staging, "report.md"), markdown(items, profile, seed, complete))
+    return os.path.join(out_dir, "report.md")
