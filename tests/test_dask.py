@@ -235,3 +235,27 @@ def test_without_dask_the_error_names_the_extra(tmp_path):
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip() == ('ntpcheck: error: --workers 2 needs Dask, an optional extra: pip install "ntpcheck[dask]" '
                                 '(or use --workers 1)'), r.stderr
+
+
+def test_a_port_that_accepts_and_stays_silent_is_refused_in_one_line(monkeypatch, capsys):
+    """Issue 42: Dask's timeout covers the TCP connect, not its handshake; a port that accepts and never
+    answers held verify forever.  Now it is one line, exit 2, within CONNECT_TIMEOUT + 5 s."""
+    import socket
+    import time
+
+    from ntpcheck.app import executor
+    from ntpcheck.app.cli import main
+
+    monkeypatch.setattr(executor, "CONNECT_TIMEOUT", 1)
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(5)
+    port = server.getsockname()[1]
+    t0 = time.monotonic()
+    try:
+        assert main(["verify", "--claims", "Ex. 1", "--scheduler", f"tcp://127.0.0.1:{port}"]) == 2
+    finally:
+        server.close()
+    assert time.monotonic() - t0 < 30
+    err = capsys.readouterr().err
+    assert "did not answer as a Dask scheduler" in err and err.count("\n") == 1
