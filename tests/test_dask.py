@@ -259,3 +259,35 @@ def test_a_port_that_accepts_and_stays_silent_is_refused_in_one_line(monkeypatch
     assert time.monotonic() - t0 < 30
     err = capsys.readouterr().err
     assert "did not answer as a Dask scheduler" in err and err.count("\n") == 1
+
+
+def _lose(tmp_path, monkeypatch, which: int) -> tuple[int, str, dict]:
+    """verify on a cluster of one worker; SIGKILL to ``cluster.procs[which]`` (0: the scheduler, 1: the
+    worker) once the first claim finished: the exit status, stderr, and the JSON written."""
+    monkeypatch.setenv("NTPCHECK_LOST_AFTER", "3")
+    c = Cluster(1, tmp_path)
+    try:
+        proc, err, reader = _spawn(["verify", "--claims", "Lemma 1,Lemma 2,Lemma 3,Lemma 4,Lemma 6,Thm. 1", "--scheduler",
+                                    c.scheduler, "--json", "out.json"], tmp_path)
+        _wait_for(lambda: any(line.startswith("[1/") for line in err) or proc.poll() is not None)
+        c.procs[which].kill()
+        rc = proc.wait(timeout=120)
+        reader.join()
+    finally:
+        c.close()
+    return rc, "".join(err), json.loads((tmp_path / "out.json").read_text())
+
+
+def test_a_cluster_that_loses_its_last_worker_ends_in_one_line_with_the_finished_claims(tmp_path, monkeypatch):
+    """Issue 42: the run waited forever (killed after 134 s).  Now: LOST_AFTER seconds without a worker, exit 2,
+    one line, the finished verdicts written with complete: false."""
+    rc, err, doc = _lose(tmp_path, monkeypatch, 1)
+    assert rc == 2 and "Traceback" not in err and "ntpcheck: error: the cluster has had no worker" in err, err
+    assert doc["complete"] is False and len(doc["claims"]) >= 1
+
+
+def test_a_cluster_that_loses_its_scheduler_ends_in_one_line_with_the_finished_claims(tmp_path, monkeypatch):
+    """Issue 42: a FutureCancelledError traceback and no verdicts before."""
+    rc, err, doc = _lose(tmp_path, monkeypatch, 0)
+    assert rc == 2 and "Traceback" not in err and "ntpcheck: error: the connection to the scheduler was lost" in err, err
+    assert doc["complete"] is False and len(doc["claims"]) >= 1

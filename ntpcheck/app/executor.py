@@ -18,7 +18,9 @@ finished results to the caller (:class:`RunInterrupted`).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
 import re
 import signal
 import time
@@ -120,8 +122,6 @@ class OnDask:
         """The plan's cells in order, each unit one task; a progress line per task as it finishes
         (unit, verdict, counts, seconds, worker); Ctrl-C cancels the rest and raises
         :class:`RunInterrupted` with the cells finished (in plan order)."""
-        from distributed import as_completed
-
         units = plan.units()
         n = shards_for(profile)
         cells: list = [None] * len(units)
@@ -145,9 +145,14 @@ class OnDask:
                 # (a cluster of one worker, as `dask worker` without --nworkers starts)
                 where = {} if lane is None else {"workers": lane, "allow_other_workers": True}
                 futures[self.client.submit(fn, *args, pure=False, **where)] = tag
-            for fut in as_completed(list(futures)):
+            for fut in self._finishing(futures):
                 interrupt.check()
-                value, worker = fut.result()
+                try:
+                    value, worker = fut.result()
+                except Exception as e:  # noqa: BLE001 - a worker or the scheduler died: keep what finished
+                    self.client.cancel(list(futures), force=True)
+                    raise ClusterLost(f"the cluster lost the task of {units[futures[fut][0]][0]} ({type(e).__name__}: "
+                                      f"{' '.join(str(e).split())[:160]})", [c for c in cells if c is not None], len(units)) from None
                 k, s = futures[fut]
                 if s is None:
                     cells[k], workers[k] = plan.cell(k, value), [worker]
@@ -160,10 +165,46 @@ class OnDask:
                 finished += 1
                 if progress:
                     progress(_line(finished, len(units), units[k][0], _result(cells[k]), workers[k]))
+        except ClusterLost as e:
+            e.results, e.of = [c for c in cells if c is not None], len(units)
+            raise
         except KeyboardInterrupt:
             self.client.cancel(list(futures), force=True)
             raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
         return cells
+
+    def _finishing(self, futures: dict) -> Iterator:
+        """The futures as they finish; :class:`ClusterLost` when the cluster has had no worker for
+        :data:`LOST_AFTER` seconds with tasks left (a user's cluster whose last worker was killed
+        would otherwise keep the run waiting forever)."""
+        from distributed import wait
+
+        pending = set(futures)
+        empty_since = None
+        while pending:
+            try:
+                done, _ = wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                done = set()
+            except (Exception, asyncio.CancelledError) as e:  # noqa: BLE001 - the scheduler is gone: futures cancelled
+                raise ClusterLost(f"the connection to the scheduler was lost ({type(e).__name__}) with {len(pending)} tasks left",
+                                  [], 0) from None
+            yield from [f for f in futures if f in done and f in pending]
+            pending -= set(done)
+            if done or not pending:
+                empty_since = None
+                continue
+            try:
+                alive = len(self._info()["workers"])
+            except Exception:  # noqa: BLE001 - the scheduler itself is gone
+                alive = 0
+            if alive:
+                empty_since = None
+            elif empty_since is None:
+                empty_since = time.monotonic()
+            elif time.monotonic() - empty_since > LOST_AFTER:
+                self.client.cancel(list(pending), force=True)
+                raise ClusterLost(f"the cluster has had no worker for {LOST_AFTER:g} s with {len(pending)} tasks left", [], 0)
 
 
     def _lanes(self, n: int) -> list[list[str] | None]:
@@ -208,6 +249,20 @@ class OnDask:
         finally:
             if pending:
                 self.client.cancel(list(pending), force=True)
+
+
+class ClusterLost(RunInterrupted):
+    """The cluster lost a task's worker, its last worker, or its scheduler: ``why``, and the
+    ``results`` finished before (written as an interrupted run's are, then exit 2)."""
+
+    def __init__(self, why: str, results: list, of: int) -> None:
+        super().__init__(results, of)
+        self.why = why
+
+
+#: Seconds a run waits for a worker when its cluster has none left (a worker restarting comes back
+#: sooner); ``NTPCHECK_LOST_AFTER`` sets it (tests).
+LOST_AFTER = float(os.environ.get("NTPCHECK_LOST_AFTER", "30"))
 
 
 def _result(cell):
@@ -289,6 +344,11 @@ def _connect(distributed, address: str):
     except MemoryError:
         raise NTPCheckError(f"--scheduler {address}: what answered there is not a Dask scheduler (it sent a message "
                             "Dask cannot read: another service on that port?)") from None
+    # Dask logs each failed reconnection with a traceback; a lost scheduler is said in one line (ClusterLost).
+    import logging
+
+    for name in ["distributed", *[n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]]:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError):

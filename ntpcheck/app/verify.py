@@ -46,7 +46,7 @@ def run_verify(args) -> int:
         raise NTPCheckError("--embeddings and --dim apply only with --dataset")
     out = _text_stream(args)
     t0 = time.perf_counter()
-    complete = True
+    complete, lost = True, None
     executor = None
     try:
         if getattr(args, "dataset", None):
@@ -59,7 +59,8 @@ def run_verify(args) -> int:
     except RunInterrupted as e:
         results, complete = e.results, False
         interrupt.ignore_further()  # a second Ctrl-C must not lose what is written now
-        print(f"\ninterrupted: {len(e.results)} of {e.of} claims finished; writing those", file=sys.stderr)
+        lost = getattr(e, "why", None)  # the cluster lost a worker or its scheduler (ClusterLost)
+        print(f"\n{lost or 'interrupted'}: {len(e.results)} of {e.of} claims finished; writing those", file=sys.stderr)
     if results:
         print(render.results_table(results), file=out)
     falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
@@ -85,6 +86,9 @@ def run_verify(args) -> int:
         path = write_report(args.report, results, args.profile, args.seed, complete=complete, paper=p.name)
         print(f"report written to {path}", file=sys.stderr)
     if not complete:
+        if lost:
+            print(f"ntpcheck: error: {lost}", file=sys.stderr)
+            return 2
         return INTERRUPTED
     return 1 if (args.strict and falsified) else 0
 
@@ -181,7 +185,7 @@ def _cells(kind: str, p, claims, args) -> tuple[list, bool, dict | None]:
             return ex.run(plan, args.profile, args.seed, _progress), True, executor
     except RunInterrupted as e:
         interrupt.ignore_further()
-        print(f"\ninterrupted: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
+        print(f"\n{getattr(e, 'why', None) or 'interrupted'}: {len(e.results)} of {e.of} cells finished; writing those", file=sys.stderr)
         return e.results, False, executor
 
 
