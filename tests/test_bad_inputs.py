@@ -240,6 +240,7 @@ CASES = [
          {"c.jsonl": b'{"paper": "huang2024", "profile": "quick", "seed": 0, "pinned": true, "kind": "verify", "unit": "Ex. 1", '
                      b'"claim": "Ex. 1", "batch": 0, "shard": "@@@"}\n'}),
     Case("campaign-dev-zero", ("campaign", "--summary", "/dev/zero"), "not a regular file"),
+    Case("bench-size-1e5", ("bench", "--sizes", "100000"), "the largest the benchmark runs"),
     Case("train-steps-1e12", ("train", "example1", "--T", "1000000000000"), "more steps than ntpcheck takes"),
     Case("instances-is-report", ("verify", "--claims", "Ex. 1", "--instances", "{tmp}/R", "--report", "{tmp}/R"), "give each its own"),
 ]

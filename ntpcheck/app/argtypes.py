@@ -67,8 +67,24 @@ def seed(text: str) -> int:
     return v
 
 
+#: The largest ``bench --sizes`` value: the benchmark holds several |V| x |V| float64 tables, 0.8 GB
+#: each at 10^4 (at 10^5 one would need 80 GB, and the run ended in "out of memory").
+MAX_BENCH_SIZE = 10_000
+
+
 def vocab_sizes(text: str) -> list[int]:
-    """``--sizes``: comma-separated vocabulary sizes, each at least 8 (the benchmark's data need it)."""
+    """``--sizes``: comma-separated vocabulary sizes, each at least 8 (the benchmark's data need it) and at
+    most :data:`MAX_BENCH_SIZE`.
+
+    Examples
+    --------
+    >>> vocab_sizes("10,100")
+    [10, 100]
+    >>> vocab_sizes("100000")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: size 100000 is above 10000, the largest the benchmark runs (its |V| x |V| tables would need 80 GB each)
+    """
     parts = [p.strip() for p in text.split(",")]
     if not text.strip() or any(not p for p in parts):
         raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of sizes")
@@ -76,6 +92,9 @@ def vocab_sizes(text: str) -> list[int]:
     for v in map(non_negative_int, parts):
         if v < 8:
             raise argparse.ArgumentTypeError(f"size {v} is below 8, the smallest the benchmark's data allow")
+        if v > MAX_BENCH_SIZE:
+            raise argparse.ArgumentTypeError(f"size {v} is above {MAX_BENCH_SIZE}, the largest the benchmark runs "
+                                             f"(its |V| x |V| tables would need {8 * v * v / 1e9:.3g} GB each)")
         out.append(v)
     return out
 
