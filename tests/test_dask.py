@@ -243,10 +243,10 @@ def test_a_port_that_accepts_and_stays_silent_is_refused_in_one_line(monkeypatch
     import socket
     import time
 
-    from ntpcheck.app import executor
+    from ntpcheck.app import dask_connect
     from ntpcheck.app.cli import main
 
-    monkeypatch.setattr(executor, "CONNECT_TIMEOUT", 1)
+    monkeypatch.setattr(dask_connect, "CONNECT_TIMEOUT", 1)
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(5)

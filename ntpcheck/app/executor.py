@@ -30,6 +30,8 @@ from typing import Any
 from ntpcheck import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.properties.framework import RunInterrupted, run_claims
+
+from .dask_connect import CONNECT_TIMEOUT, connect
 from ntpcheck.properties.framework.matrix import run_cells
 from ntpcheck.properties.framework.shards import shards_for
 
@@ -37,8 +39,6 @@ from .units import Plan, run_shard, run_unit
 
 __all__ = ["CONNECT_TIMEOUT", "InProcess", "OnDask", "check_address", "open_executor"]
 
-#: Seconds to wait for a ``--scheduler`` to answer (and to have a worker) before giving up.
-CONNECT_TIMEOUT = 10
 _ADDRESS = re.compile(r"^(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
 _EXTRA = 'pip install "ntpcheck[dask]"'
 
@@ -297,7 +297,7 @@ def open_executor(workers: int, scheduler: str | None) -> Iterator[InProcess | O
         raise NTPCheckError(f"{what} needs Dask, an optional extra: {_EXTRA} (or use --workers 1)") from None
     cluster = None
     if scheduler is not None:
-        client = _connect(distributed, check_address(scheduler))
+        client = connect(distributed, check_address(scheduler))
         ex = OnDask(client, "dask", scheduler)
     else:
         cluster = _local_cluster(distributed, workers)
@@ -307,54 +307,6 @@ def open_executor(workers: int, scheduler: str | None) -> Iterator[InProcess | O
         yield ex
     finally:
         _close(client, cluster)
-
-
-def _connect(distributed, address: str):
-    """A client of the scheduler at ``address`` with a worker, or one-line :class:`NTPCheckError`."""
-    import threading
-
-    # Dask's timeout covers the TCP connect, not the handshake: a port that accepts and stays silent
-    # (or speaks another protocol) held the run forever.  The connection gets its own deadline, in a
-    # daemon thread (one that never returns must not keep the process alive).
-    got: dict = {}
-
-    def attempt() -> None:
-        try:
-            got["client"] = distributed.Client(address, timeout=f"{CONNECT_TIMEOUT}s")
-        except BaseException as e:  # noqa: BLE001 - handed to the caller below
-            got["error"] = e
-
-    thread = threading.Thread(target=attempt, name="ntpcheck-connect", daemon=True)
-    thread.start()
-    thread.join(CONNECT_TIMEOUT + 5)
-    try:
-        if thread.is_alive():
-            raise TimeoutError("silent")
-        if "error" in got:
-            raise got["error"]
-        client = got["client"]
-    except TimeoutError as e:
-        if str(e) != "silent":
-            raise NTPCheckError(f"--scheduler {address}: no Dask scheduler answered within {CONNECT_TIMEOUT} s") from None
-        raise NTPCheckError(f"--scheduler {address}: something accepts connections there but did not answer as a Dask "
-                            f"scheduler within {CONNECT_TIMEOUT + 5} s (another service on that port?)") from None
-    except (OSError, TimeoutError, ValueError, TypeError) as e:
-        raise NTPCheckError(f"--scheduler {address}: no Dask scheduler answered within {CONNECT_TIMEOUT} s "
-                            f"({type(e).__name__}: {' '.join(str(e).split())[:200]})") from None
-    except MemoryError:
-        raise NTPCheckError(f"--scheduler {address}: what answered there is not a Dask scheduler (it sent a message "
-                            "Dask cannot read: another service on that port?)") from None
-    # Dask logs each failed reconnection with a traceback; a lost scheduler is said in one line (ClusterLost).
-    import logging
-
-    for name in ["distributed", *[n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]]:
-        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-    try:
-        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError):
-        client.close()
-        raise NTPCheckError(f"--scheduler {address}: the scheduler has no worker (start one: dask worker {address})") from None
-    return client
 
 
 def _local_cluster(distributed, workers: int):
