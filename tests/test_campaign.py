@@ -74,3 +74,7 @@ def test_a_cut_last_line_is_dropped_before_the_next_batch(tmp_path):
     assert path.read_text() == '{"a": 1}\n{"b": 2}\n'
     _end_line(str(path))
     assert path.read_text().count("\n") == 2
+    whole = '{"a": "' + "x" * 200_000 + '"}\n'  # lines longer than the block read from the end
+    path.write_text(whole + '{"cut' + "y" * 100_000)
+    _end_line(str(path))
+    assert path.read_text() == whole

@@ -101,16 +101,21 @@ def _end_line(path: str) -> None:
     its newline gets the newline.  So every batch the next run writes starts a line of its own."""
     if not (os.path.isfile(path) and os.path.getsize(path)):
         return
-    with open(path, "rb") as f:
-        data = f.read()
-    if data.endswith(b"\n"):
+    with open(path, "rb") as f:  # only the last line is read (a long campaign's file holds many shards)
+        end = start = f.seek(0, os.SEEK_END)
+        tail = b""
+        while start > 0 and b"\n" not in tail:
+            start = max(0, start - 65536)
+            f.seek(start)
+            tail = f.read(end - start)
+    if tail.endswith(b"\n"):
         return
-    start = data.rfind(b"\n") + 1
+    cut = tail.rfind(b"\n") + 1
     try:
-        json.loads(data[start:])
+        json.loads(tail[cut:])
     except ValueError:
         with open(path, "r+b") as f:
-            f.truncate(start)
+            f.truncate(start + cut)
         return
     with open(path, "ab") as f:
         f.write(b"\n")

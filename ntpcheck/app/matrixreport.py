@@ -160,7 +160,5 @@ def write_matrix_report(out_dir: str, grid: Grid, profile: str, seed: int, compl
             if it.plot:
                 md += ["", f"![{it.title}]({it.plot})"]
             md += ["", "Counterexample (save it as FILE; the command in its last line replays it):", "", "```", (r.counterexample or "").rstrip(), "```"]
-        path = os.path.join(staging, "report.md")
-        atomic_write_text(path, "\n".join(md) + "\n")
-    path = os.path.join(out_dir, "report.md")
-    return path
+        atomic_write_text(os.path.join(staging, "report.md"), "\n".join(md) + "\n")
+    return os.path.join(out_dir, "report.md")

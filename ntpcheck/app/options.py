@@ -173,9 +173,10 @@ def _check_output_paths(args: argparse.Namespace) -> None:
                     raise OutputPathError(f"{option} {path}: is the {what} file {source}; writing it would destroy it")
     for option, name, empty in _OUTPUT_DIRS:
         check_output_dir(getattr(args, name, None), option, empty=empty)
-    report, instances = getattr(args, "report", None), getattr(args, "instances", None)
-    if report and instances and os.path.realpath(report) == os.path.realpath(instances):
-        raise OutputPathError(f"--instances {instances}: is --report's directory too; give each its own")
+    dirs = [(option, getattr(args, name, None)) for option, name, empty in _OUTPUT_DIRS if empty]
+    for (o1, d1), (o2, d2) in itertools.combinations([(o, d) for o, d in dirs if d], 2):
+        if os.path.realpath(d1) == os.path.realpath(d2):
+            raise OutputPathError(f"{o2} {d2}: is {o1}'s directory too; give each its own")
 
 
 def check_options(args: argparse.Namespace) -> None:

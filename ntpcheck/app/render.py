@@ -23,6 +23,7 @@ import numpy as np
 from ntpcheck.assumptions import CheckResult
 from ntpcheck.properties.framework import COUNT_NAMES, ClaimResult, MatrixCell, Verdict
 from ntpcheck.properties.framework.informative import informative_text
+from ntpcheck.properties.framework.results import room_text
 from ntpcheck.structure import Structure
 
 from .output import ColumnTable
@@ -238,12 +239,7 @@ def tightness_text(parts) -> str:
     'tight 1/3; loose: C_1 x5.63; dominated: b x1.41'
     """
     tight = sum(p["status"] == "tight" for p in parts.values())
-    words = [f"tight {tight}/{len(parts)}"]
-    for status in ("loose", "dominated"):
-        these = [p["text"] for p in parts.values() if p["status"] == status]
-        if these:
-            words.append(f"{status}: {', '.join(these)}")
-    return "; ".join(words)
+    return "; ".join(x for x in (f"tight {tight}/{len(parts)}", room_text(parts)) if x)
 
 
 def results_table(results: list[ClaimResult]) -> str:

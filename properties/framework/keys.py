@@ -11,7 +11,7 @@ from .claim import Claim
 from .instances import dataset_key, is_paper_instance
 from .symmetry import symmetric_key
 
-__all__ = ["prepare", "instance_key", "data_key", "describe"]
+__all__ = ["prepare", "instance_key", "data_key", "keys_of", "describe"]
 
 
 def prepare(claim: Claim, inst: Instance) -> Instance:
@@ -47,6 +47,14 @@ def data_key(inst: Instance):
     if is_paper_instance(inst):
         return dataset_key(inst)
     return symmetric_key(inst)[0]
+
+
+def keys_of(inst: Instance) -> tuple:
+    """``(instance_key(inst), data_key(inst))``, the canonical naming computed once."""
+    if is_paper_instance(inst):
+        return inst.identity(), dataset_key(inst)
+    data, key = symmetric_key(inst)
+    return key, data
 
 
 def describe(inst: Instance) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from .informative import informative_measured, informative_text, short_groups
 from .verdicts import TESTED, Outcome, Verdict
 
 __all__ = ["PROFILES", "Profile", "COUNT_NAMES", "CONSTANT_KEYS", "ClaimResult", "count", "distinct_held", "exercised",
-           "never_exercised_text", "min_tested_for", "aggregate", "per_instance_rows", "InstanceRow", "short_groups"]
+           "never_exercised_text", "room_text", "min_tested_for", "aggregate", "per_instance_rows", "InstanceRow", "short_groups"]
 
 #: The measured values of a fit (:meth:`~.checks.Fit.as_measured`) reported for the one closest to rejection.
 FIT_KEYS = ("fitted_exponent", "exponent_ci", "fit_window", "rejection_line", "rejected_if")
@@ -212,13 +212,24 @@ def never_exercised_text(claim: Claim, ex: Mapping[str, Any]) -> str:
     (``"loose: C_1 x5.7; dominated: lower A x2.8"``), else the live parts no instance killed
     (a result without tightness); empty if every part is tight."""
     if ex.get("parts"):
-        loose = [p["text"] for p in ex["parts"].values() if p["status"] == "loose"]
-        dom = [p["text"] for p in ex["parts"].values() if p["status"] == "dominated"]
-        return "; ".join(x for x in (f"loose: {', '.join(loose)}" if loose else "", f"dominated: {', '.join(dom)}" if dom else "") if x)
+        return room_text(ex["parts"])
     parts = {p.name: p for p in claim.live_parts}
     never = [n for n, k in ex.get("exercised", {}).items() if k == 0]
     return "; ".join(f"{n} never mattered (its mutant, {parts[n].mutant}, held on every instance"
                      + (f": {parts[n].what}" if parts[n].what else "") + ")" for n in never)
+
+
+def room_text(parts: Mapping[str, Mapping[str, Any]]) -> str:
+    """The parts (``exercised(...)["parts"]``) that are not tight, with their factors.
+
+    Examples
+    --------
+    >>> room_text({"a": {"status": "tight", "text": "a tight"}, "C_1": {"status": "loose", "text": "C_1 x5.63"},
+    ...            "b": {"status": "dominated", "text": "b x1.41"}})
+    'loose: C_1 x5.63; dominated: b x1.41'
+    """
+    groups = [(status, [p["text"] for p in parts.values() if p["status"] == status]) for status in ("loose", "dominated")]
+    return "; ".join(f"{status}: {', '.join(texts)}" for status, texts in groups if texts)
 
 
 def min_tested_for(claim: Claim, profile: str) -> int:

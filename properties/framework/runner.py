@@ -27,7 +27,7 @@ from .claim import Claim
 from .evidence import evidence
 from .figure import trace_of
 from .parts import mutating
-from .keys import data_key, describe, instance_key, prepare
+from .keys import data_key, describe, instance_key, keys_of, prepare
 from .replay import counterexample_text, instance_text, replay_command
 from .reproducible import reproducible_draws
 from .results import (COUNT_NAMES, PROFILES, ClaimResult, Profile, aggregate, count, distinct_held, exercised, min_tested_for, per_instance_rows,
@@ -91,8 +91,8 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
         if claim.informative is not None and o.verdict in TESTED:
             o = dataclasses.replace(o, group=claim.informative.classify(ev))
         trace = trace_of(claim.figure, ev, o) if o.verdict is not Verdict.ERROR else None
-        return dataclasses.replace(o, instance=describe(ready), key=instance_key(ready), dataset_key=data_key(ready), trace=trace,
-                                   source=inst)
+        key, data = keys_of(ready)
+        return dataclasses.replace(o, instance=describe(ready), key=key, dataset_key=data, trace=trace, source=inst)
     except NTPCheckError as e:
         return Outcome(Verdict.ERROR, detail=f"{type(e).__name__}: {e}")
     except Exception as e:  # a bug or numerical failure in the check: report it, never crash the run
@@ -172,15 +172,30 @@ class Search:
     def done(self) -> bool:
         """Enough instances drawn, enough distinct ones held (in each informative group if
         the claim has any), every live part killed (never once a falsification is being shrunk)."""
-        enough = distinct_held(self.outcomes) >= self.need and not short_groups(self.claim, self.outcomes, self.need)
-        killed = self.killed
-        all_killed = all(p.name in killed for p in self.claim.live_parts)
         n = len(self.outcomes)
         if self.first_failure is not None or n < self.draws:
             return False
-        # Past the budget, draw on (up to reach) only for more distinct instances of a kind already seen to hold.
         held = distinct_held(self.outcomes)
+        enough = held >= self.need and not short_groups(self.claim, self.outcomes, self.need)
+        killed = self.killed
+        all_killed = all(p.name in killed for p in self.claim.live_parts)
+        # Past the budget, draw on (up to reach) only for more distinct instances of a kind already seen to hold.
         return (enough and (all_killed or n >= self.budget)) or (n >= self.budget and held == 0)
+
+    def find(self, strategy, falsifies, seed: int, **options):
+        """Run :meth:`phases` with :func:`hypothesis.find` (``options``: its ``database_key``, and
+        ``database`` for :func:`search_settings`): the falsifying instance found, or None."""
+        from hypothesis import find
+        from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+        database = options.pop("database", None)
+        for max_examples, rng in self.phases(seed):
+            try:
+                with reproducible_draws():
+                    return find(strategy, falsifies, settings=search_settings(max_examples, database=database), random=rng, **options)
+            except (NoSuchExample, Unsatisfiable):
+                continue
+        return None
 
     def phases(self, seed: int):
         """The Hypothesis searches to run, as ``(max_examples, random)``: the ``budget`` with the
@@ -268,9 +283,6 @@ def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinne
     A claim with a ``score`` (its distance to failure) always searches the
     whole budget, steered by :func:`hypothesis.target`.
     """
-    from hypothesis import find
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
-
     search = Search(claim, profile)
     for make_example in claim.examples if pinned else ():  # pinned regression cases first
         inst = make_example()
@@ -283,14 +295,7 @@ def search_claim(claim: Claim, profile: str = "default", seed: int = 0, *, pinne
         o = search.step(inst)
         return o is not None and o.verdict is Verdict.FALSIFIED
 
-    cex = None
-    for max_examples, rng in search.phases(seed):
-        try:
-            with reproducible_draws():
-                cex = find(claim.data(profile), falsifies, settings=search_settings(max_examples, database=None), random=rng)
-            break
-        except (NoSuchExample, Unsatisfiable):
-            continue
+    cex = search.find(claim.data(profile), falsifies, seed)
     if cex is None:
         return search.result()
     return search.falsified(cex, evaluate(claim, cex))

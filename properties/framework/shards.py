@@ -30,8 +30,7 @@ from typing import Sequence
 
 from .claim import Claim
 from .results import ClaimResult, aggregate, count, exercised, min_tested_for, per_instance_rows
-from .reproducible import reproducible_draws
-from .runner import Search, evaluate, search_settings
+from .runner import Search, evaluate
 from .tightness import merge_tightness
 from .verdicts import Outcome, Verdict
 
@@ -83,9 +82,6 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
     first and save what fails (a campaign's batches; a run's shards use none)."""
     import time
 
-    from hypothesis import find
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
-
     t0 = time.perf_counter()
     search = Search(claim, profile)
     search.draws, search.budget, search.reach, search.need = (math.ceil(x / shards) for x in (search.draws, search.budget, search.reach, search.need))
@@ -107,15 +103,7 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
         o = search.step(inst)
         return o is not None and o.verdict is Verdict.FALSIFIED
 
-    cex = None
-    for max_examples, rng in search.phases(shard_seed(seed, claim.name, shard)):
-        try:
-            with reproducible_draws():
-                cex = find(claim.data(profile), falsifies, settings=search_settings(max_examples, database=database),
-                           random=rng, database_key=database_key)
-            break
-        except (NoSuchExample, Unsatisfiable):
-            continue
+    cex = search.find(claim.data(profile), falsifies, shard_seed(seed, claim.name, shard), database=database, database_key=database_key)
     if cex is None:
         return done()
     return done(search.falsified(cex, evaluate(claim, cex)))

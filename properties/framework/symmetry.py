@@ -70,11 +70,12 @@ def canonical_dataset(ds, gram: np.ndarray | None = None) -> tuple:
     tied = [members for _, members in sorted(classes.items())]
     used = {x for sent, nxt, _ in samples for x in (*sent, nxt)}
     # Tokens in no sample (with no Gram matrix) appear nowhere in the encoding: their order does not matter.
-    orders = math.prod(math.factorial(len(m)) for m in tied if G is not None or used & set(m))
+    ordered = [G is not None or bool(used & set(m)) for m in tied]
+    orders = math.prod(math.factorial(len(m)) for m, o in zip(tied, ordered) if o)
     if orders > MAX_TIES:  # tied tokens share their class's name: an invariant, never finer than the truth
         return _encode(samples, G, {tok: colour[tok] for tok in range(len(vocab))}, len(vocab), merged=True)
     best = None
-    for perm in itertools.product(*(itertools.permutations(m) if G is not None or used & set(m) else (tuple(m),) for m in tied)):
+    for perm in itertools.product(*(itertools.permutations(m) if o else (tuple(m),) for m, o in zip(tied, ordered))):
         label = {tok: k for k, tok in enumerate(itertools.chain.from_iterable(perm))}
         code = _encode(samples, G, label, len(vocab))
         if best is None or code < best:

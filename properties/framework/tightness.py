@@ -49,7 +49,7 @@ from .claim import Claim
 from .parts import STEP, EXPONENT_STEP, Part, mutating, scalable
 from .verdicts import Outcome, Verdict
 
-__all__ = ["Tightness", "TIGHT", "LOOSE", "DOMINATED", "CAP", "RESOLUTION", "tightness", "merge_tightness", "loose_text"]
+__all__ = ["Tightness", "TIGHT", "LOOSE", "DOMINATED", "CAP", "RESOLUTION", "tightness", "merge_tightness"]
 
 TIGHT, LOOSE, DOMINATED = "tight", "loose", "dominated"
 
@@ -107,24 +107,14 @@ def _number(x: float | None):
 KIND_WORDS = {"limit": "its limit 1% off held on every instance"}
 
 
-def loose_text(parts: Mapping[str, Tightness]) -> str:
-    """The parts that are not tight, for a verdict's line: ``"loose: C_1 x5.7; dominated: ..."``
-    (empty when every part is tight)."""
-    loose = [t.text(n) for n, t in parts.items() if t.status == LOOSE]
-    dom = [t.text(n) for n, t in parts.items() if t.status == DOMINATED]
-    return "; ".join(x for x in (f"loose: {', '.join(loose)}" if loose else "",
-                                 f"dominated: {', '.join(dom)}" if dom else "") if x)
-
-
-def tightness(claim: Claim, outcomes: Sequence[Outcome], describe: Callable[[Any, str], str] | None = None) -> dict[str, Tightness]:
+def tightness(claim: Claim, outcomes: Sequence[Outcome]) -> dict[str, Tightness]:
     """Each part of ``claim`` on the tested ``outcomes`` (those the runner gave a ``source``):
-    tight, loose with its factor, or dominated (module docstring).  ``describe(instance,
-    comment)`` writes the closest instance (:func:`~.replay.instance_text` by default)."""
+    tight, loose with its factor, or dominated (module docstring); the closest instance is
+    written by :func:`~.replay.instance_text`."""
     from .evidence import evidence
     from .keys import prepare
     from .replay import instance_text
 
-    describe = describe or (lambda inst, comment: instance_text(claim, inst, comment))
     if not claim.parts:
         return {}
     seen: dict = {}
@@ -139,19 +129,20 @@ def tightness(claim: Claim, outcomes: Sequence[Outcome], describe: Callable[[Any
             out[part.name] = Tightness(TIGHT, part.kind, None, None, killed)
             continue
         ordered = sorted(pool, key=lambda o: o.mutant_slack.get(part.name, math.inf))
-        factor, limiting = _largest_strength(claim, part, [(o, lambda o=o: evidence(prepare(claim, o.source))) for o in ordered])
+        factor, limiting = _largest_strength(claim, part, ordered, lambda o: evidence(prepare(claim, o.source)))
         closest = None
         if limiting is not None:
-            closest = describe(limiting.source, f"closest for {part.name}: {Tightness(LOOSE, part.kind, factor).text(part.name)} "
-                                                f"(a stronger {part.name} fails here)")
+            closest = instance_text(claim, limiting.source, f"closest for {part.name}: {Tightness(LOOSE, part.kind, factor).text(part.name)} "
+                                                            f"(a stronger {part.name} fails here)")
         status = DOMINATED if part.dominated is not None else LOOSE
         out[part.name] = Tightness(status, part.kind, factor, closest, killed, part.proof_factor)
     return out
 
 
-def _largest_strength(claim: Claim, part: Part, pool: Sequence[tuple[Outcome, Callable[[], Any]]]) -> tuple[float | None, Outcome | None]:
+def _largest_strength(claim: Claim, part: Part, pool: Sequence[Outcome], load: Callable[[Outcome], Any]) -> tuple[float | None, Outcome | None]:
     """The largest strength of ``part`` under which no instance of ``pool`` falsifies ``claim``,
-    and the instance that limits it (None where nothing does: the cap held everywhere).
+    and the instance that limits it (None where nothing does: the cap held everywhere);
+    ``load(outcome)`` is an instance's (cached) evidence.
 
     Instances are tried in the order given (closest first): each is checked at the best
     strength so far, and only one that fails there is bisected.
@@ -159,20 +150,20 @@ def _largest_strength(claim: Claim, part: Part, pool: Sequence[tuple[Outcome, Ca
     if not pool:
         return None, None
     if not scalable(part):
-        return None, pool[0][0]
+        return None, pool[0]
     if part.kind == "term":  # the 1% mutant is the whole term dropped, and it held
-        return 1.0, pool[0][0]
+        return 1.0, pool[0]
     best, limiting = CAP[part.kind], None
-    for o, ev in pool:
-        if not _fails(claim, part, ev(), best):
-            continue
-        best, limiting = _bisect(claim, part, ev(), _START[part.kind], best), o
+    for o in pool:
+        ev = load(o)
+        if _fails(claim, part, ev, best):
+            best, limiting = _bisect(claim, part, ev, _START[part.kind], best), o
     return (math.inf if limiting is None else best), limiting
 
 
 def _bisect(claim: Claim, part: Part, ev, lo: float, hi: float) -> float:
     """The largest strength in ``[lo, hi)`` that holds on ``ev`` (``lo`` holds, ``hi`` fails), to :data:`RESOLUTION`."""
-    if _fails(claim, part, ev, lo):  # cannot happen for an unkilled part; be safe, never report more room than seen
+    if _fails(claim, part, ev, lo):  # a dominated part's 1% mutant is never run by the search: no room, as seen
         return 1.0 if part.kind != "exponent" else 0.0
     additive = part.kind == "exponent"
     while (hi - lo > RESOLUTION["exponent"]) if additive else (hi / lo > RESOLUTION["constant"]):
