@@ -21,7 +21,7 @@ import re
 import shutil
 import stat
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from collections.abc import Iterable, Iterator
 
 from .errors import OutputPathError
@@ -69,23 +69,27 @@ def atomic_write_bytes(path: str, data: bytes) -> None:
     atomic_write_chunks(path, (data,))
 
 
-def atomic_write_chunks(path: str, chunks: Iterable[bytes]) -> None:
+def atomic_write_chunks(path: str, chunks: Iterable[bytes], *, create_dirs: bool = True) -> None:
     """:func:`atomic_write_bytes` of the pieces ``chunks`` yields, written as they come
-    (a large document is never held whole)."""
+    (a large document is never held whole).  Missing directories are created, unless
+    ``create_dirs`` is false (a file whose directory was checked when the run began: if that
+    directory was removed since, :class:`OSError` says so and nothing is recreated)."""
     real = os.path.realpath(path)
     try:
         if output_kind(real) == STREAM:
             with open(real, "wb") as f:
                 f.writelines(chunks)
             return
-        _replace(real, chunks)
+        _replace(real, chunks, create_dirs)
     except OSError as e:
         raise OSError(e.errno, e.strerror, path) from None
 
 
-def _replace(real: str, chunks: Iterable[bytes]) -> None:
+def _replace(real: str, chunks: Iterable[bytes], create_dirs: bool) -> None:
     """Write ``chunks`` to the regular file ``real`` via a temporary file in its directory."""
     d = os.path.dirname(real)
+    if not create_dirs and not os.path.isdir(d):  # checked when the run began: removed since, never recreated unasked
+        raise OSError(errno.ENOENT, f"its directory {d} no longer exists (removed during the run?); nothing was written")
     os.makedirs(d, exist_ok=True)
     try:
         mode = stat.S_IMODE(os.stat(real).st_mode)
@@ -174,13 +178,21 @@ def published_directory(path: str) -> Iterator[str]:
     >>> os.listdir(d)
     ['a.txt']
     """
+    created = not os.path.isdir(path)
     fresh_directory(path)
     real = os.path.realpath(path)
     staging = tempfile.mkdtemp(dir=os.path.dirname(real), prefix=f".ntpcheck-{os.getpid()}-", suffix=".staging")
     try:
         yield staging
-    except BaseException:
+    except BaseException as e:
         shutil.rmtree(staging, ignore_errors=True)
+        if created:  # leave no empty directory of ours behind
+            with suppress(OSError):
+                os.rmdir(real)
+        if isinstance(e, OSError) and not isinstance(e, OutputPathError):  # name the output, not the staging file
+            inside = os.path.relpath(e.filename, staging) if isinstance(e.filename, str) and e.filename.startswith(staging) else None
+            what = f"could not write {inside} ({e.strerror})" if inside else f"could not be written ({e.strerror or e})"
+            raise OutputPathError(f"{path}: {what}; nothing was written there") from None
         raise
     try:
         os.chmod(staging, 0o777 & ~_umask())

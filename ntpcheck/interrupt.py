@@ -1,7 +1,8 @@
 """Ctrl-C that is never lost: a SIGINT handler that remembers the request.
 
-SIGTERM (how batch schedulers such as Slurm and Kubernetes stop a job) is handled the same way:
-the finished part is written, and the process ends with status 143 (128 + 15) instead of 130.
+SIGTERM (how batch schedulers such as Slurm and Kubernetes stop a job) and SIGHUP (the terminal
+closed, an ssh session dropped) are handled the same way: the finished part is written, and the
+process ends with status 128 + the signal's number (143, 129) instead of 130.
 
 Python raises :class:`KeyboardInterrupt` wherever the main thread happens to
 be when the signal's handler runs.  Raised inside a finaliser (``__del__``, a
@@ -32,13 +33,14 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["run_command", "install", "handling", "requested", "check", "clear", "ignore_further", "exit_now"]
+__all__ = ["run_command", "install", "handling", "requested", "check", "clear", "ignore_further", "exit_now", "exit_quietly"]
 
 _requested = False
-#: The signal that asked the run to stop (SIGINT or SIGTERM), for the exit status.
+#: The signal that asked the run to stop (SIGINT, SIGTERM or SIGHUP), for the exit status.
 _signum: int | None = None
 #: The signals handled: Ctrl-C, and a scheduler's polite stop.
-_SIGNALS = tuple(s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None)
+_SIGNALS = tuple(s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
+                 if s is not None)
 
 
 def _handler(signum, frame) -> None:
@@ -96,6 +98,14 @@ def handling() -> Iterator[None]:
         clear()
 
 
+def exit_quietly() -> None:
+    """End the process at once on SIGINT, SIGTERM or SIGHUP, with 128 + the signal's number and no
+    traceback (for a worker process whose parent reports the interruption)."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in _SIGNALS:
+            signal.signal(sig, lambda signum, frame: exit_now(128 + signum))
+
+
 def ignore_further() -> None:
     """Ignore Ctrl-C from now on: called once an interrupted run writes what it finished, so that
     a second Ctrl-C (people press it twice) cannot lose those results half-way."""
@@ -147,5 +157,5 @@ def run_command(run: Callable[[Sequence[str] | None], int], argv: Sequence[str] 
     install()
     rc = run(argv)
     if rc == interrupted:
-        exit_now(128 + int(signal.SIGTERM) if _signum == getattr(signal, "SIGTERM", None) else rc)
+        exit_now(128 + int(_signum) if _signum is not None and _signum != signal.SIGINT else rc)
     return rc

@@ -109,16 +109,32 @@ def test_ctrl_c_in_verify_writes_the_finished_claims(tmp_path):
     assert "Incomplete" in (tmp_path / "rep" / "report.md").read_text()
 
 
-@pytest.mark.parametrize("command", ["verify", "matrix"])
-def test_sigterm_is_a_polite_stop(tmp_path, command):
-    """SIGTERM (how Slurm or Kubernetes stop a job) after the first claim: the finished part is written
-    as for Ctrl-C, with no traceback, and the status is 143 (128 + SIGTERM), not -15 (issue 42)."""
+@pytest.mark.parametrize("command, sig", [("verify", signal.SIGTERM), ("matrix", signal.SIGTERM), ("verify", signal.SIGHUP)],
+                         ids=["verify-TERM", "matrix-TERM", "verify-HUP"])
+def test_sigterm_is_a_polite_stop(tmp_path, command, sig):
+    """SIGTERM (how Slurm or Kubernetes stop a job) or SIGHUP (a dropped ssh session) after the first
+    claim: the finished part is written as for Ctrl-C, with no traceback, and the status is 128 + the
+    signal (143, 129), not -15 (issue 42)."""
     argv = (["verify", "--profile", "quick"] if command == "verify" else ["matrix", "--claims", "Lemma 5", "--profile", "quick"])
-    rc, took, out, err = _interrupt(["ntpcheck", *argv, "--json", "out.json"], tmp_path, ready="[1/", settle=0.3,
-                                    sig=signal.SIGTERM)
-    _assert_clean(rc, took, err, status=143)
+    rc, took, out, err = _interrupt(["ntpcheck", *argv, "--json", "out.json"], tmp_path, ready="[1/", settle=0.3, sig=sig)
+    _assert_clean(rc, took, err, status=128 + int(sig))
     d = json.loads((tmp_path / "out.json").read_text())
     assert d["complete"] is False and len(d["claims" if command == "verify" else "rows"]) >= 1
+
+
+@pytest.mark.parametrize("argv, ready, written", [
+    (["train", "example1", "--T", "50000000", "--T2", "10"], None, None),
+    (["campaign", "--claims", "Lemma 1", "--profile", "quick", "--minutes", "5", "--file", "c.jsonl"], "drawing for", "c.jsonl"),
+], ids=["train", "campaign"])
+def test_sigterm_in_train_and_campaign(tmp_path, argv, ready, written):
+    """Issue 42's acceptance: SIGTERM to ``train`` and ``campaign`` ends them as Ctrl-C does, with 143;
+    the campaign keeps the batches it finished."""
+    rc, took, out, err = _interrupt(["ntpcheck", *argv], tmp_path, ready=ready, settle=3.0 if written else 1.0,
+                                    sig=signal.SIGTERM)
+    _assert_clean(rc, took, err, status=143)
+    if written:
+        for line in (tmp_path / written).read_text().splitlines():
+            json.loads(line)  # every line whole
 
 
 @pytest.mark.parametrize("argv, ready", [

@@ -232,3 +232,47 @@ def test_a_report_directory_filled_meanwhile_keeps_both_runs_files(tmp_path):
     assert sorted(os.listdir(out)) == ["theirs.md"]
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("report.ntpcheck-")]
     assert len(kept) == 1 and sorted(os.listdir(kept[0])) == ["mine.md"]
+
+
+def test_a_json_directory_removed_during_the_run_is_one_line_after_the_verdicts(tmp_path, capsys, monkeypatch):
+    """Issue 42: ``--json D/out.json`` with D deleted during the run exited 0 and wrote nothing; D is
+    not recreated behind the user's back: the verdicts are printed, then one line naming D, exit 2."""
+    import shutil
+
+    from ntpcheck.app import render
+
+    d = tmp_path / "D"
+    d.mkdir()
+    table = render.results_table
+
+    def table_then_remove(results):
+        shutil.rmtree(d)  # the user removes D while the run is finishing
+        return table(results)
+
+    monkeypatch.setattr(render, "results_table", table_then_remove)
+    code, out, err = _run([*QUICK, "--json", d / "out.json"], capsys)
+    assert code == 2 and "holds" in out, (out, err)
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"ntpcheck: error: {d / 'out.json'}:") and "no longer exists" in last, err
+    assert not d.exists()
+
+
+def test_a_report_over_the_file_size_limit_names_the_report_not_a_staging_file(tmp_path):
+    """Issue 42: under ``ulimit -f 20`` a report ended in 'File too large' naming a figure in the
+    staging directory; now one line names ``--report DIR`` and the file, and DIR is left as it was
+    (absent)."""
+    import resource
+    import subprocess
+    import sys
+
+    def limit():  # 20 KiB, as `ulimit -f 20`: the report's first figure is larger
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20 * 1024, 20 * 1024))
+
+    out = tmp_path / "report"
+    p = subprocess.run([sys.executable, "-m", "ntpcheck.app.cli", "verify", "--claims", "Lemma 1", "--workers", "1",
+                        "--report", str(out)], capture_output=True, text=True, preexec_fn=limit, timeout=300)
+    assert p.returncode == 2, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"ntpcheck: error: {out}: could not write plots/") and "File too large" in last, p.stderr
+    assert "Traceback" not in p.stderr and ".ntpcheck-" not in p.stderr and "holds" in p.stdout
+    assert not out.exists() and not [q for q in tmp_path.iterdir() if q.name.startswith(".ntpcheck-")]

@@ -87,7 +87,7 @@ def chosen_profile(environ=os.environ) -> str:
     """
     if environ.get("HYPOTHESIS_PROFILE"):
         return environ["HYPOTHESIS_PROFILE"]
-    return "ci" if environ.get("CI") and not _in_hypofuzz() else "dev"
+    return "ci" if environ.get("CI") and not in_hypofuzz() else "dev"
 
 
 def use_profiles() -> str:
@@ -109,7 +109,8 @@ def use_profiles() -> str:
     return name
 
 
-def _in_hypofuzz() -> bool:
+def in_hypofuzz() -> bool:
+    """Whether this process runs under ``hypothesis fuzz`` (HypoFuzz's main process or a worker)."""
     detection = sys.modules.get("hypofuzz.detection")  # imported by `hypothesis fuzz` itself
     return bool(detection and detection.in_hypofuzz_run())
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ntpcheck.atomic import atomic_write_bytes
+from ntpcheck.atomic import atomic_write_chunks
 
 __all__ = ["write_npz"]
 
@@ -38,4 +38,4 @@ def write_npz(path: str, arrays: Mapping[str, Callable[[], np.ndarray]]) -> None
         for name, make in arrays.items():
             with zf.open(f"{name}.npy", "w", force_zip64=True) as member:
                 np.lib.format.write_array(member, np.asarray(make()), allow_pickle=False)
-    atomic_write_bytes(path, buf.getbuffer())
+    atomic_write_chunks(path, (buf.getbuffer(),), create_dirs=False)  # its directory was checked before the run

@@ -241,4 +241,4 @@ def write_json(path: str | None, obj: dict, compact: bool = False) -> None:
             raw.writelines(chunks)
             raw.flush()
     else:
-        atomic_write_chunks(path, chunks)
+        atomic_write_chunks(path, chunks, create_dirs=False)  # its directory was checked before the run

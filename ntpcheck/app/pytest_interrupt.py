@@ -10,6 +10,8 @@ plugin adds, registered only under ``--ntpcheck``:
 * exit status 130 (pytest's own is 2), as ``ntpcheck verify`` gives;
 * no seconds spent rendering the interrupted traceback, of which pytest
   shows one line (``--full-trace`` aside);
+* in a ``hypothesis fuzz`` worker, a quiet exit (130) instead of a traceback:
+  HypoFuzz's own process says "Aborted!";
 * an immediate end once pytest has written everything (its summary, any
   ``--junitxml``): the interpreter's teardown with the compiled kernels'
   libraries loaded takes seconds.
@@ -17,10 +19,13 @@ plugin adds, registered only under ``--ntpcheck``:
 
 from __future__ import annotations
 
+import multiprocessing
+
 import pytest
 
 from ntpcheck import interrupt
 
+from .hypothesis_profiles import in_hypofuzz
 from .output import INTERRUPTED
 
 __all__ = ["CtrlC"]
@@ -32,6 +37,11 @@ class CtrlC:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # After every plugin's pytest_configure: pytest's own sys.unraisablehook is installed then,
         # and ours must be in front of it.
+        if in_hypofuzz() and multiprocessing.parent_process() is not None:
+            # A `hypothesis fuzz` worker: its parent prints "Aborted!" on Ctrl-C; the worker's
+            # KeyboardInterrupt would end in a multiprocessing traceback (73 lines, issue 42).
+            interrupt.exit_quietly()
+            return
         interrupt.install()
 
     def __init__(self, config: pytest.Config) -> None:
