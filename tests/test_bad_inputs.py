@@ -242,6 +242,14 @@ CASES = [
     Case("campaign-dev-zero", ("campaign", "--summary", "/dev/zero"), "not a regular file"),
     Case("bench-size-1e5", ("bench", "--sizes", "100000"), "the largest the benchmark runs"),
     Case("train-steps-1e12", ("train", "example1", "--T", "1000000000000"), "more steps than ntpcheck takes"),
+    # the smaller items of issue 42
+    Case("workers-1e9", ("verify", "--claims", "Ex. 1", "--workers", "1000000000"), "at most"),
+    Case("claim-header-100k", ("verify", "--dataset", "{tmp}/d.txt"), "(100000 characters)",
+         {"d.txt": b"# claim: " + b"x" * 100_000 + b"\nA -> B\n"}),
+    Case("train-weights-1e308", ("train", "{tmp}/d.txt", "--json", "-", "--T", "20", "--T2", "20"), None,
+         {"d.txt": b"A B -> C @ 1e308\nA C -> B @ 1e308\nB -> A @ 1e308\n"},
+         # trained as at weight 1: nothing non-finite but 1 - cos(W, W*), undefined here (no W* for stage 2)
+         lambda out, err: _json_ok(out, err) and all("one_minus_cos" in x for x in json.loads(out)["non_finite"])),
     Case("instances-is-report", ("verify", "--claims", "Ex. 1", "--instances", "{tmp}/R", "--report", "{tmp}/R"), "give each its own"),
 ]
 
@@ -265,6 +273,24 @@ def test_bad_input(case: Case, tmp_path, capsys):
         assert code == 2, (out[-2000:], err)
         assert err.startswith("ntpcheck: error:") and err.count("\n") == 1, err
         assert case.error in err, err
+
+
+def test_a_look_alike_digit_in_ntpcheck_workers_is_one_line(monkeypatch, capsys):
+    """``NTPCHECK_WORKERS='²'`` ended in a ValueError traceback (``'²'.isdigit()`` is true, issue 42)."""
+    monkeypatch.setenv("NTPCHECK_WORKERS", "\u00b2")
+    assert main(["verify", "--claims", "Ex. 1"]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("ntpcheck: error: NTPCHECK_WORKERS=") and err.count("\n") == 1 and not out, err
+
+
+def test_a_closed_standard_output_is_no_traceback(tmp_path):
+    """``ntpcheck check example1 >&-`` ended in an AttributeError traceback (issue 42)."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "ntpcheck.app.cli", "check", "example1"], stdout=None, stderr=subprocess.PIPE,
+                       text=True, timeout=300, cwd=tmp_path, preexec_fn=lambda: os.close(1))
+    assert "Traceback" not in p.stderr and p.returncode in (0, 1, 2), p.stderr
 
 
 def test_battery_is_large_enough():

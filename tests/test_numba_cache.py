@@ -35,3 +35,38 @@ def test_an_explicit_cache_dir_wins(tmp_path):
 
 def test_a_writable_install_is_left_alone():
     assert _python("import ntpcheck.numba_cache as m\nm._writable = lambda folder: True\nprint(m.ensure_cache_dir())") == "None"
+
+
+def _read_only_install_runs(argv: list[str], cwd) -> subprocess.CompletedProcess:
+    """``python -m ntpcheck.app.cli argv`` in a private mount namespace where the source tree and the
+    Python installation are mounted read-only (root cannot write there either: EROFS) and ``HOME``
+    names a folder that does not exist and cannot be created: a service account on a shared install."""
+    import shutil
+
+    import ntpcheck
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        import pytest
+
+        pytest.skip("needs root and unshare(1) to mount the install read-only")
+    tree = os.path.dirname(os.path.dirname(os.path.abspath(ntpcheck.__file__)))
+    places = sorted({tree, os.path.realpath(sys.prefix)})
+    mounts = " && ".join(f"mount --bind {p} {p} && mount -o remount,ro,bind {p}" for p in places)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"} | {"HOME": os.path.join(tree, "no-such-home")}
+    script = f"{mounts} || exit 97; exec {sys.executable} -m ntpcheck.app.cli {' '.join(argv)}"
+    p = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    if p.returncode == 97 or "unshare failed" in p.stderr:
+        import pytest
+
+        pytest.skip(f"cannot mount read-only here: {p.stderr.strip()[-200:]}")
+    return p
+
+
+def test_check_and_verify_from_a_read_only_install_without_home(tmp_path):
+    """Issue 42's acceptance: ``check`` and ``verify --profile quick`` (a claim that trains with the
+    compiled kernels) as a user with no home on a read-only install: no 'cannot cache function'."""
+    check = _read_only_install_runs(["check", "example1"], tmp_path)
+    assert check.returncode == 0 and "Traceback" not in check.stderr and "[holds]" in check.stdout, check.stderr[-3000:]
+    verify = _read_only_install_runs(["verify", "--profile", "quick", "--workers", "1", "--claims", "'Lemma 1,Thm. 1'"], tmp_path)
+    assert verify.returncode == 0 and "Traceback" not in verify.stderr, verify.stderr[-3000:]
+    assert "checked in" in verify.stderr

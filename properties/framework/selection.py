@@ -126,6 +126,20 @@ def select_claims(registry: Sequence[Claim], spec: str | Sequence[str] | None, o
         key = normalise(w)
         hit = [c for c, names in table if key in names]
         if not hit:
-            raise NTPCheckError(f"{option}: unknown claim {w!r}; {_nearest(registry, w)} (`ntpcheck claims` lists every name)")
+            raise NTPCheckError(f"{option}: unknown claim {_shown(w)}; {_nearest(registry, w)} (`ntpcheck claims` lists every name)")
         out.extend(c for c in hit if c not in out)
     return out
+
+
+def _shown(name: str, most: int = 60) -> str:
+    """``repr(name)``, cut to ``most`` characters with the full length said (a 100,000-character
+    ``# claim:`` header made a 100,000-character error line, issue 42).
+
+    Examples
+    --------
+    >>> _shown("cor 2")
+    "'cor 2'"
+    >>> _shown("x" * 1000)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'... (1000 characters)"
+    """
+    return repr(name) if len(name) <= most else f"{name[:most]!r}... ({len(name)} characters)"
