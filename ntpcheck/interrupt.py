@@ -33,9 +33,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["run_command", "install", "handling", "requested", "check", "clear", "ignore_further", "exit_now", "exit_quietly"]
+__all__ = ["run_command", "install", "handling", "requested", "check", "clear", "ignore_further", "exit_now", "exit_quietly", "INTERRUPTED"]
 
 _requested = False
+#: Exit status after Ctrl-C (128 + SIGINT); verify and matrix write the finished part first.
+INTERRUPTED = 130
 #: The signal that asked the run to stop (SIGINT, SIGTERM or SIGHUP), for the exit status.
 _signum: int | None = None
 #: The signals handled: Ctrl-C, and a scheduler's polite stop.

@@ -180,9 +180,9 @@ class Structure:
 
     @cached_property
     def n_optimal(self) -> np.ndarray:
-        """``(N,)``: ``|I(n)|``, the number of optimal positions of each sample (compiled,
-        :func:`ntpcheck.kernels.roles.optimal_counts`)."""
-        from .kernels.roles import optimal_counts
+        """``(N,)``: ``|I(n)|``, the number of optimal positions of each sample
+        (:func:`ntpcheck.roles.optimal_counts`: numpy for small data, compiled for large)."""
+        from .roles import optimal_counts
 
         return optimal_counts(*self.ragged)
 
@@ -236,11 +236,11 @@ class Structure:
 
         One triple per ``n``, ``l in I(n)``, ``l' not in I(n)``, duplicates
         removed (the constraint depends only on the tokens), in order of first
-        occurrence (sample, then ``l``, then ``l'``); compiled
-        (:func:`ntpcheck.kernels.eq3.eq3_triples`).  These are also the
+        occurrence (sample, then ``l``, then ``l'``)
+        (:func:`ntpcheck.roles.eq3_triples`: numpy for small data, compiled for large).  These are also the
         edges ``x_l >_q x_l'`` of the orders of Definition 1.
         """
-        from .kernels.eq3 import eq3_triples
+        from .roles import eq3_triples
 
         return eq3_triples(*self.ragged, self.n_optimal, self.dataset.query_indices, self.dataset.n_vocab)
 
@@ -273,10 +273,10 @@ class Structure:
 
         The two ends of the pairs of :attr:`eq3_index`, without listing the pairs: a token is
         optimal (1) at an optimal position of a sample with a non-optimal one, and non-optimal
-        (2) at a non-optimal position of a sample with an optimal one; compiled
-        (:func:`ntpcheck.kernels.roles.role_codes`).
+        (2) at a non-optimal position of a sample with an optimal one
+        (:func:`ntpcheck.roles.role_codes`: numpy for small data, compiled for large).
         """
-        from .kernels.roles import role_codes
+        from .roles import role_codes
 
         return role_codes(*self.ragged, self.n_optimal, self.dataset.query_indices, self.query_row, len(self.queries),
                           self.dataset.n_vocab)

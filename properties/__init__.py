@@ -11,10 +11,12 @@
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from ntpcheck.errors import NTPCheckError
 
-from .framework import Paper
+if TYPE_CHECKING:  # the framework (numpy, Hypothesis) is loaded with the first paper, not with this registry
+    from .framework import Paper
 
 __all__ = ["PAPERS", "DEFAULT_PAPER", "paper"]
 

@@ -8,6 +8,8 @@ pairs must come in order of first occurrence (sample, ``l``, ``l'``), which
 the constraint labels of Eq. (3) rely on.
 """
 
+from types import SimpleNamespace
+
 from hypothesis import given, settings, strategies as st
 
 from ntpcheck.data import Dataset, Sample
@@ -189,3 +191,31 @@ def test_assumption3_and_prefix_checks_read_literally(ds):
     keys = {x.key for x in ds.samples}
     missing = {(x.sentence[:l], (*x.sentence, x.next)[l]) for x in ds.samples for l in range(1, len(x.sentence))} - keys
     assert {v.message.split("'")[1] for v in check_prefix(s).violations} == {f"{' '.join(a)} -> {b}" for a, b in missing}
+
+
+@settings(max_examples=150, deadline=None)
+@given(any_dataset())
+def test_numpy_roles_equal_the_compiled_kernels(ds):
+    """:mod:`ntpcheck.roles` (numpy, small data: no numba import for ``ntpcheck check``, issue 43) gives
+    exactly what the compiled :mod:`ntpcheck.kernels.roles` gives: counts, role codes, Assumption 3's list."""
+    import numpy as np
+
+    from ntpcheck.kernels import roles as compiled
+    from ntpcheck.roles import NUMPY
+
+    small = SimpleNamespace(NUMPY=NUMPY, **NUMPY)  # the numpy forms, whatever is loaded
+    s = analyse(ds)
+    args = s.ragged
+    p_small, p_compiled = small.optimal_counts(*args), compiled.optimal_counts(*args)
+    assert p_small.dtype == p_compiled.dtype and np.array_equal(p_small, p_compiled)
+    tail = (ds.query_indices, s.query_row, len(s.queries), ds.n_vocab)
+    c_small, c_compiled = small.role_codes(*args, p_compiled, *tail), compiled.role_codes(*args, p_compiled, *tail)
+    assert c_small.dtype == c_compiled.dtype and np.array_equal(c_small, c_compiled)
+    got = small.non_optimal_majority(*args, p_compiled, ds.query_indices, s.query_row, c_compiled)
+    want = compiled.non_optimal_majority(*args, p_compiled, ds.query_indices, s.query_row, c_compiled)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    from ntpcheck.kernels.eq3 import eq3_triples
+
+    got = small.NUMPY["eq3_triples"](*args, p_compiled, ds.query_indices, ds.n_vocab)
+    want = eq3_triples(*args, p_compiled, ds.query_indices, ds.n_vocab)
+    assert all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(got, want)), (got, want)

@@ -15,23 +15,36 @@ import argparse
 import sys
 from typing import Sequence
 
-import numpy as np
-
 from ntpcheck import interrupt
-from ntpcheck.assumptions import check_all, failed
 from ntpcheck.errors import NTPCheckError
-from ntpcheck.structure import analyse
+from ntpcheck.interrupt import INTERRUPTED
 
-from . import render as report
-from .embedding_choice import load_with_embeddings
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, steps as _steps, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
 from .options import ascii_safe_streams, check_options
-from .output import INTERRUPTED, write_json
+
+# numpy, the claims and the renderers are imported by the commands that use them: `ntpcheck --help`
+# and a command refused for a bad option start at once (issue 43).
 
 __all__ = ["main", "build_parser"]
 
 #: The conditions whose failure makes ``check`` exit 1: the paper's Assumptions 1-3.
 ASSUMPTIONS = ("1i", "1ii", "2", "3")
+
+
+class _Profiles:
+    """The names of :data:`ntpcheck.properties.framework.PROFILES` as argparse ``choices``, read when
+    first asked (the claim framework loads numpy: not for ``ntpcheck --help``)."""
+
+    def _names(self) -> list[str]:
+        from ntpcheck.properties.framework import PROFILES
+
+        return list(PROFILES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
 
 
 class _Parser(argparse.ArgumentParser):
@@ -147,14 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_claim_run(p: argparse.ArgumentParser, default_profile: str) -> None:
     """Options shared by the commands that run claims (verify, matrix)."""
     from ntpcheck.properties import DEFAULT_PAPER
-    from ntpcheck.properties.framework import PROFILES
 
     p.add_argument("--paper", default=DEFAULT_PAPER, help=f"which paper's claims (default {DEFAULT_PAPER}; see `ntpcheck papers`)")
     p.add_argument("--claims", default=None, metavar="NAMES",
                    help="comma-separated claims by id, full name or test id, e.g. 'cor1,Ex. 1,prop2-a12' "
                         "(case, spaces and dots ignored; see `ntpcheck claims`; default: all)")
-    p.add_argument("--profile", choices=list(PROFILES), default=None,
-                   help=f"search effort: instances drawn per claim, {'/'.join(PROFILES)} (default {default_profile})")
+    p.add_argument("--profile", choices=_Profiles(), default=None, metavar="PROFILE",
+                   help=f"search effort: instances drawn per claim, %(choices)s (default {default_profile})")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the search: the same seed draws the same instances (default 0)")
     p.set_defaults(default_profile=default_profile)
     _add_json(p)
@@ -180,6 +192,8 @@ def _emit(args, obj, text, compact: bool = False) -> None:
     if args.json_path != "-":
         print(text() if callable(text) else text)
     if args.json_path:
+        from .output import write_json
+
         write_json(args.json_path, obj() if callable(obj) else obj, compact)
 
 
@@ -188,6 +202,12 @@ def _warn(message: str) -> None:
 
 
 def cmd_check(args) -> int:
+    from ntpcheck.assumptions import check_all, failed
+    from ntpcheck.structure import analyse
+
+    from . import render_check as report
+    from .embedding_choice import load_with_embeddings
+
     ds, _, E = load_with_embeddings(args)
     st = analyse(ds)
     res = check_all(st, E)
@@ -202,71 +222,9 @@ def cmd_solve(args) -> int:
 
 
 def cmd_train(args) -> int:
-    from ntpcheck.model import predict_proba
-    from ntpcheck.training import TrainingConfig, train
+    from .train import run_train
 
-    ds, _, E = load_with_embeddings(args)
-    predict = [s.split() for s in args.predict]
-    encoded = [ds.encode(s) for s in predict]  # fail on bad tokens before training
-    cfg = TrainingConfig(T=args.T, T2=args.T2, eta0=args.eta0, eta=args.eta, record_attention=False, stride=max(1, max(args.T, args.T2)))
-    if args.idealised:
-        cfg = _idealised(cfg, ds, E)
-    traj = train(ds, cfg, E)
-    preds = []
-    for sent, enc in zip(predict, encoded):
-        p = predict_proba(traj.W_ov, traj.W_kq, E, enc, ds.n_vocab)
-        k = int(np.argmax(p))
-        preds.append({"sentence": " ".join(sent), "token": ds.vocab[k], "probability": float(p[k])})
-
-    def stage(s):
-        return {"loss": float(s.loss[-1]), "norm": float(s.norm[-1]), "one_minus_cos": float(s.one_minus_cos[-1]), "steps": int(s.steps[-1]), "stopped": s.stopped}
-
-    obj = {
-        "stage1": stage(traj.stage1),
-        "stage2": stage(traj.stage2),
-        "eta0": traj.eta0,
-        "eta": traj.eta,
-        "predictions": preds,
-        "seconds": {"stage1": traj.stage1.seconds, "stage2": traj.stage2.seconds},
-    }
-    if args.idealised:
-        obj["stage1"]["note"] = "W_ov replaced by the idealised A W*_ov after stage 1"
-    lines = [f"Algorithm 1 on {ds.name}: T = {args.T}, T' = {args.T2}, eta0 = {traj.eta0:.4g}, eta = {traj.eta:.4g}, d = {E.shape[0]}"]
-    if args.idealised:
-        lines.append(f"  stage 1 idealised (Appendix C.1): W_ov replaced by A W*_ov with A = {cfg.stage1_margin:.4g}")
-    s1 = traj.stage1
-    if args.T > 0 and len(s1.loss) > 1 and s1.loss[0] > 0 and s1.loss[-1] > 0.9 * s1.loss[0]:
-        obj["stage1"]["warning"] = "stage-1 loss barely moved"
-        _warn(f"the stage-1 loss barely moved ({report.fmt(float(s1.loss[0]))} -> {report.fmt(float(s1.loss[-1]))}): "
-              f"training has not converged; try a larger --eta0 (now {traj.eta0:.3g}) or --T")
-    for name, key, s in (("stage 1 (W_ov, loss L_0)", "stage1", traj.stage1), ("stage 2 (W_kq, loss L)", "stage2", traj.stage2)):
-        o = obj[key]
-        lines.append(
-            f"  {name}: loss {report.fmt(o['loss'])}, ||W|| {report.fmt(o['norm'])}, "
-            f"1 - cos(W, W*) {report.fmt(o['one_minus_cos'])}  ({s.seconds:.3g} s)"
-        )
-        if s.stopped:
-            lines.append(f"    stopped early: {s.stopped}")
-    for pr in preds:
-        lines.append(f"  predict '{pr['sentence']}' -> {pr['token']}  (probability {pr['probability']:.6g})")
-    _emit(args, obj, "\n".join(lines))
-    return 0
-
-
-def _idealised(cfg, ds, E):
-    """``cfg`` with stage 1 replaced by Appendix C.1's idealisation: margins ``A`` (Cor. 1)."""
-    from dataclasses import replace
-
-    from ntpcheck.instance import Instance
-    from ntpcheck.properties.framework import evidence
-    from ntpcheck.properties.huang2024 import quantities
-
-    inst = Instance(ds, E, T=cfg.T, T2=cfg.T2, eta0=cfg.eta0, eta=cfg.eta)
-    try:
-        return replace(cfg, stage1_margin=quantities.A(evidence(inst)))
-    except ZeroDivisionError:  # ||W*_ov|| = 0
-        raise NTPCheckError("--idealised needs a token with a collocation (a sample 'x -> y'; Assumption 1(i)): "
-                            "without one W*_ov = 0 and A = T eta0/(4||W*_ov||^2) is undefined") from None
+    return run_train(args, _emit, _warn)
 
 
 def cmd_verify(args) -> int:
@@ -351,6 +309,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return _interrupted()
     try:
         check_options(args)
+        import numpy as np
+
         # Overflow in a diverging run is reported in the output (stopped, non_finite), not as numpy warnings.
         with np.errstate(all="ignore"):
             return COMMANDS[args.command](args)

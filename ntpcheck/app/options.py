@@ -32,8 +32,6 @@ import sys
 
 from ntpcheck.errors import NTPCheckError, OutputPathError
 
-from .output import check_output_dir, check_output_file
-
 __all__ = ["ascii_safe_streams", "check_options", "DEFAULTS"]
 
 #: The documented defaults of the options that default to None in the parser.
@@ -162,6 +160,8 @@ def _check_output_paths(args: argparse.Namespace) -> None:
     """Every output path of the command, once, before any work: writable (a real probe,
     :func:`.output.check_output_file`, :func:`.output.check_output_dir`), and no output file
     is one of the command's input files."""
+    from .output import check_output_dir, check_output_file  # numpy and orjson: not loaded for `ntpcheck --help`
+
     if getattr(args, "npz", None) == "-":
         raise OutputPathError("--npz -: the .npz file needs a path (it is binary; standard output takes the text or JSON)")
     files = [(option, getattr(args, name, None)) for option, name in _OUTPUT_FILES]

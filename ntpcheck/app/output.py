@@ -28,8 +28,7 @@ __all__ = ["SCHEMA_VERSION", "INTERRUPTED", "ColumnTable", "strict", "json_chunk
 
 #: Version of the JSON documents' layout (bumped when a field changes meaning or goes away).
 SCHEMA_VERSION = 1
-#: Exit status after Ctrl-C (128 + SIGINT); verify and matrix write the finished part first.
-INTERRUPTED = 130
+from ntpcheck.interrupt import INTERRUPTED  # noqa: E402  (re-exported: the status every command gives after Ctrl-C)
 
 
 class ColumnTable(Mapping):
