@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp, softmax
 
+from ..special import logsumexp, softmax
 from .data import NTPData
 
 __all__ = ["Excess", "excess", "ce_f", "eq24", "directional_derivative"]

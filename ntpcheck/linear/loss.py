@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import log_softmax, softmax
 
+from ..special import log_softmax, softmax
 from .data import NTPData
 
 __all__ = ["ce", "ce_grad", "entropy", "covariance_lambda_max", "smoothness_bound"]

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import softmax
 
+from ..special import softmax
 from .data import NTPData
 from .excess import ce_f
 from .loss import ce, ce_grad

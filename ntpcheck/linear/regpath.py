@@ -40,9 +40,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import eigh
-from scipy.special import softmax
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 
+from ..special import softmax
 from .data import NTPData
 from .excess import excess
 from .loss import ce_grad
@@ -143,9 +143,15 @@ def solve_penalised(D: NTPData, mu: float, W0: np.ndarray | None = None, *, max_
 
 
 def _solve(Hs: np.ndarray, mu: float, g: np.ndarray) -> np.ndarray:
-    """``(Hs + μI)⁻¹ g`` for the PSD Hessian ``Hs`` (its eigenvalues clipped at 0 against rounding)."""
-    lam, Q = eigh(Hs)  # scipy's: numpy's eigh took 30 ms at 35 x 35 on a loaded machine (threads), scipy's 0.5 ms
-    return Q @ ((Q.T @ g) / (np.maximum(lam, 0.0) + mu))
+    """``(Hs + μI)⁻¹ g`` for the PSD Hessian ``Hs``: by Cholesky (a third of an eigendecomposition's
+    cost), or, where rounding leaves ``Hs + μI`` not numerically positive definite (``μ`` at the
+    rounding level of ``Hs``), by eigendecomposition with the eigenvalues clipped at 0."""
+    A = Hs + mu * np.eye(len(Hs))
+    try:
+        return cho_solve(cho_factor(A, check_finite=False), g, check_finite=False)
+    except LinAlgError:
+        lam, Q = eigh(Hs)  # scipy's: numpy's eigh took 30 ms at 35 x 35 on a loaded machine (threads), scipy's 0.5 ms
+        return Q @ ((Q.T @ g) / (np.maximum(lam, 0.0) + mu))
 
 
 def _dnorm_dmu(D: NTPData, W: np.ndarray, mu: float) -> float:

@@ -12,8 +12,8 @@ scale is a tie (``Wᵈ = 0`` gives exact zeros; a generic direction's gaps are O
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
+from ntpcheck.special import logsumexp
 from ntpcheck.linear import ce, ce_f, excess
 from ntpcheck.linear.loss import ce_grad
 from ntpcheck.linear.excess import directional_derivative, eq24

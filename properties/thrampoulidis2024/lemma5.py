@@ -41,8 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
 
+from ntpcheck.special import logsumexp
 from ntpcheck.linear.data import NTPData
 
 from .bounds import M_const

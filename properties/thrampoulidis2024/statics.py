@@ -13,11 +13,12 @@ the quantity at O(1/n) or more).
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import log_softmax, logsumexp, rel_entr, softmax
+from scipy.special import rel_entr
 
 from ntpcheck.linear import ce, entropy, excess
 from ntpcheck.linear.subspace import anchor_pairs, anchor_rows, pair_rows
 from ntpcheck.linear.svm import margin_pairs, margins
+from ntpcheck.special import log_softmax, logsumexp, softmax
 
 from ..framework.checks import falsified, holds, inequality, vacuous, worst
 from . import bounds
