@@ -244,7 +244,7 @@ class Dataset:
         return np.array(out, dtype=np.int64)
 
     def __str__(self) -> str:  # the text format, so that failures print readably
-        from .textformat import dumps
+        from .textwriter import dumps
 
         return dumps(self)
 

@@ -120,7 +120,7 @@ class Instance:
     @cached_property
     def key(self) -> tuple:
         """Identifies the computation: dataset text, embeddings and parameters."""
-        from .textformat import dumps
+        from .textwriter import dumps
 
         emb = None if self.embeddings is None else self.E.tobytes()
         return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin, self.algorithm, self.target_A)

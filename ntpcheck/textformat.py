@@ -59,6 +59,7 @@ from .builtin import BUILTIN_TEXTS, names
 from .data import Dataset, Sample, validate_token
 from .errors import DatasetFormatError, ResourceLimitError
 from .textheader import Header, HeaderReader
+from .textwriter import dumps  # re-exported: the format's reader and writer are one API
 
 __all__ = ["loads", "loads_with_header", "dumps", "load", "load_with_header", "load_file", "MAX_FILE_BYTES", "MAX_LINE_TOKENS", "MAX_VOCAB", "MAX_POSITIONS"]
 
@@ -271,65 +272,6 @@ class _Twins:
             raise DatasetFormatError(
                 f"token {tok!r} and token {first[0]!r} (line {first[1]}) differ only by Unicode normalisation "
                 "(composed and decomposed accents); write both the same way", lineno, self.source)
-
-
-def _weight_suffix(w: float) -> str:
-    return "" if w == 1.0 else f" @ {w!r}"
-
-
-def dumps(dataset: Dataset, header: str | None = None, *, vocab: bool = False) -> str:
-    """Write a dataset in the text format; :func:`loads` reads it back equal.
-
-    ``header``: comment lines written first (``# `` added to each line).  The
-    ``vocab:`` line is written when first appearance would not reproduce the
-    vocabulary's order, or always with ``vocab=True`` (where the order matters
-    to a reader, as for the columns of an embedding matrix in the header).
-
-    Maximal chains ``x_1 -> x_2 -> ... -> x_L`` whose prefix samples are all
-    present with the same weight, and not yet written, become one sequence
-    line; every other sample becomes a ``->`` line.
-
-    Examples
-    --------
-    >>> print(dumps(loads("A -> B\\nA B -> C\\n")), end="")
-    A B C
-    >>> loads(dumps(load("example1"))) == load("example1")
-    True
-    """
-    by_key = {s.key: s for s in dataset.samples}
-    covered: set = set()
-    lines: list[str] = []
-    if header:
-        lines.extend(f"# {h}" for h in header.splitlines())
-    # Longest sentences first, so that sequence lines are maximal.
-    order = sorted(range(len(dataset.samples)), key=lambda k: -len(dataset.samples[k].sentence))
-    body: list[tuple[int, tuple[str, ...], str]] = []  # (sample index, tokens in order, line)
-    for k in order:
-        s = dataset.samples[k]
-        if s.key in covered:
-            continue
-        seq = (*s.sentence, s.next)
-        chain = [(seq[:l], seq[l]) for l in range(1, len(seq))]
-        if len(chain) > 1 and all(
-            key in by_key and key not in covered and by_key[key].weight == s.weight for key in chain
-        ):
-            covered.update(chain)
-            body.append((k, seq, " ".join(seq) + _weight_suffix(s.weight)))
-    for k, s in enumerate(dataset.samples):
-        if s.key not in covered:
-            covered.add(s.key)
-            body.append((k, (*s.sentence, s.next), str(s)))
-    # Keep the lines in the order of the samples they start from.
-    body.sort(key=lambda item: item[0])
-    appearance: dict[str, None] = {}
-    for _, toks, _ in body:
-        for t in toks:
-            appearance.setdefault(t, None)
-    # Write the vocabulary only when first appearance would not reproduce it.
-    if vocab or tuple(appearance) != dataset.vocab:
-        lines.append("vocab: " + " ".join(dataset.vocab))
-    lines.extend(line for _, _, line in body)
-    return "\n".join(lines) + "\n"
 
 
 def load_file(path: str | os.PathLike) -> Dataset:

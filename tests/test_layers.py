@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"ntpcheck": "ntpcheck", "strategies": "ntpcheck.strategies", "properties": "ntpcheck.properties"}
 MAX_LINES = 400
 
-#: The cycles allowed: a Dataset prints itself in the text format (``Dataset.__repr__``
-#: imports ``textformat`` lazily), and the text format builds datasets; the same for the
-#: second paper's instances (``LinearInstance.__repr__`` and its counterexample text).
-ALLOWED_CYCLES = [{"ntpcheck.data", "ntpcheck.textformat"}, {"ntpcheck.linear.instance", "ntpcheck.linear.textformat"}]
+#: The cycles allowed: none (issue 44).  The text formats' writers (``ntpcheck.textwriter``,
+#: ``ntpcheck.linear.textwriter``) import no dataset class, so datasets and instances print
+#: themselves in the format without the circle they once had with the readers.
+ALLOWED_CYCLES: list[set[str]] = []
 
 
 def _modules() -> dict[str, Path]:
@@ -57,7 +57,10 @@ def _imports(mod: str) -> set[str]:
     tree = ast.parse(MODULES[mod].read_text())
     package = mod if _is_package(mod) else mod.rpartition(".")[0]
     found = set()
+    typing_only = {id(n) for block in ast.walk(tree) if _is_type_checking(block) for n in ast.walk(block)}
     for node in ast.walk(tree):
+        if id(node) in typing_only:  # `if TYPE_CHECKING:` imports are for annotations: never run
+            continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -71,6 +74,14 @@ def _imports(mod: str) -> set[str]:
                 sub = f"{target}.{a.name}"
                 found.add(sub if sub in MODULES else target)
     return found
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    """An ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``) block."""
+    if not isinstance(node, ast.If):
+        return False
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
 
 
 def layer(mod: str) -> int:

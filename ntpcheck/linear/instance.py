@@ -137,12 +137,12 @@ class LinearInstance:
         return LinearEvidence(self)
 
     def counterexample_text(self, claim: str, detail: str, replay: str) -> str:
-        from .textformat import dumps
+        from .textwriter import dumps
 
         return dumps(self, claim=claim, comment=f"counterexample: {detail}") + f"# replay: save this text as FILE, then run: {replay}\n"
 
     def __repr__(self) -> str:
-        from .textformat import dumps
+        from .textwriter import dumps
 
         return f"ntpcheck.linear.loads('''\n{dumps(self)}''')"
 

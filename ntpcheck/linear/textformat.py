@@ -56,6 +56,7 @@ from ntpcheck.errors import DatasetFormatError
 from .autoregressive import EMBEDDINGS
 from .data import NTPData
 from .instance import LinearInstance, _checked_params
+from .textwriter import dumps  # re-exported: the format's reader and writer are one API
 
 __all__ = ["Header", "loads", "load", "load_with_header", "dumps", "MAX_TOKENS", "MAX_DIM", "MAX_LINES"]
 
@@ -247,30 +248,3 @@ def loads(text: str) -> LinearInstance:
 
 def load(path: str | Path) -> LinearInstance:
     return load_with_header(Path(path))[0]
-
-
-def _num(x: float) -> str:
-    return repr(float(x))
-
-
-def dumps(inst: LinearInstance, *, claim: str | None = None, comment: str | None = None) -> str:
-    """The text of ``inst``: header (``claim``, a ``comment``, the parameters), then the data."""
-    lines = []
-    if claim is not None:
-        lines.append(f"# claim: {claim}")
-    if comment is not None:
-        lines.append("# " + " ".join(comment.split()))
-    if inst.params:
-        lines.append("# parameters: " + ", ".join(f"{k} = {v!r}" for k, v in inst.params))
-    if inst.sequences is not None:
-        kind, d, seed = inst.embedding
-        lines.append(f"embedding: {kind}, d = {d}, seed = {seed}")
-    lines.append("vocab: " + " ".join(inst.vocab))
-    if inst.sequences is not None:
-        lines += [" ".join(inst.vocab[z] for z in s) for s in inst.sequences]
-    else:
-        D = inst.data
-        for j in range(D.m):
-            nxt = ", ".join(inst.vocab[z] + (f" x{D.counts[j, z]}" if D.counts[j, z] != 1 else "") for z in D.supports[j])
-            lines.append("h = " + ", ".join(_num(x) for x in D.H[:, j]) + " : " + nxt)
-    return "\n".join(lines) + "\n"
