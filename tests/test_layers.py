@@ -5,7 +5,8 @@ Layers, lowest first (README, "Layout"):
 0. the math core ``ntpcheck.*`` (data, text format, structure, model,
    training, max-margin problems and solvers, construct, synthetic);
 1. ``ntpcheck.strategies`` (Hypothesis strategies);
-2. ``ntpcheck.properties.framework`` and the paper registry ``ntpcheck.properties``;
+2. ``ntpcheck.properties.framework``, the paper registry ``ntpcheck.properties`` and the public
+   API ``ntpcheck.api`` (what a paper package imports);
 3. one package per paper, ``ntpcheck.properties.<paper>``;
 4. the application ``ntpcheck.app`` (CLI, rendering, figures, bench) and ``ntpcheck.__main__``.
 
@@ -89,7 +90,7 @@ def layer(mod: str) -> int:
         return 4
     if mod.startswith("ntpcheck.properties."):
         return 2 if mod.startswith("ntpcheck.properties.framework") else 3
-    if mod == "ntpcheck.properties":
+    if mod in ("ntpcheck.properties", "ntpcheck.api"):  # the registry, and the public API over the framework
         return 2
     if mod.startswith("ntpcheck.strategies"):
         return 1
