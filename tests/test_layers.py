@@ -113,23 +113,8 @@ def test_the_layers_are_recognised():
     assert "ntpcheck.properties.huang2024.bounds" in MODULES and "ntpcheck.strategies.datasets" in MODULES
 
 
-@pytest.mark.parametrize("mod", sorted(MODULES))
-def test_imports_go_downward(mod):
-    up = sorted(imp for imp in _imports(mod) if imp in MODULES and layer(imp) > layer(mod))
-    assert not up, f"{mod} (layer {layer(mod)}) imports from a higher layer: {up}"
-
-
-@pytest.mark.parametrize("mod", sorted(m for m in MODULES if layer(m) == 0))
-def test_core_does_not_import_hypothesis(mod):
-    bad = sorted(imp for imp in _imports(mod) if imp.split(".")[0] in ("hypothesis", "strategies", "properties", "pytest"))
-    assert not bad, f"the math core module {mod} imports {bad}"
-
-
-def test_framework_is_paper_independent():
-    papers = {m for m in MODULES if layer(m) == 3}
-    for mod in MODULES:
-        if mod.startswith("ntpcheck.properties.framework"):
-            assert not (_imports(mod) & papers), mod
+# Imports go downward, the framework is paper-independent and the core imports no Hypothesis:
+# import-linter's contract in pyproject.toml checks these (tests/test_import_contract.py).
 
 
 def test_no_import_cycles():
