@@ -39,21 +39,30 @@ from functools import cached_property
 
 import numpy as np
 
+from ntpcheck.blas import single_threaded_blas
+
 from .data import NTPData
 
-__all__ = ["RANK_RTOL", "COMPAT_RTOL", "pair_rows", "anchor_pairs", "anchor_rows", "Subspace", "subspace", "Compatibility", "compatibility", "w_star"]
+__all__ = ["RANK_RTOL", "COMPAT_RTOL", "index_rows", "pair_rows", "anchor_pairs", "anchor_index", "anchor_rows", "Subspace", "subspace", "Compatibility", "compatibility", "w_star"]
 
 RANK_RTOL = 1e-10
 COMPAT_RTOL = 1e-8
 
 
+def index_rows(D: NTPData, j: np.ndarray, z: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rows ``vec((e_{z_k} − e_{v_k}) h̄_{j_k}ᵀ)`` for index arrays ``j, z, v`` (row-major vec of V × d)."""
+    k = np.arange(len(j))
+    R = np.zeros((len(j), D.V, D.d))
+    Hj = D.H.T[j]
+    R[k, z] = Hj
+    R[k, v] -= Hj  # a pair z = v gives the zero row
+    return R.reshape(len(j), D.V * D.d)
+
+
 def pair_rows(D: NTPData, pairs: list[tuple[int, int, int]]) -> np.ndarray:
     """Rows ``vec((e_z − e_v) h̄_jᵀ)`` for ``(j, z, v)`` in ``pairs`` (row-major vec of V × d)."""
-    R = np.zeros((len(pairs), D.V, D.d))
-    for k, (j, z, v) in enumerate(pairs):
-        R[k, z] += D.H[:, j]
-        R[k, v] -= D.H[:, j]
-    return R.reshape(len(pairs), D.V * D.d)
+    j, z, v = np.array(pairs, dtype=np.int64).reshape(-1, 3).T
+    return index_rows(D, j, z, v)
 
 
 def anchor_pairs(D: NTPData) -> list[tuple[int, int, int]]:
@@ -71,9 +80,16 @@ def anchor_rows(D: NTPData) -> tuple[np.ndarray, np.ndarray]:
     >>> A.shape, np.round(b, 4).tolist()
     ((1, 6), [-0.6931])
     """
-    pairs = anchor_pairs(D)
-    b = np.array([np.log(D.counts[j, z] / D.counts[j, a]) for j, z, a in pairs])
-    return pair_rows(D, pairs), b
+    j, z, a = anchor_index(D)
+    b = np.log(D.counts[j, z] / D.counts[j, a])
+    return index_rows(D, j, z, a), b
+
+
+def anchor_index(D: NTPData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`anchor_pairs` as three index arrays ``(j, z, z_j)``, in the same order."""
+    anchor = np.argmax(D.mask, axis=1)  # the first in-support token: min 𝒮_j
+    j, z = np.nonzero(D.mask & (np.arange(D.V) != anchor[:, None]))
+    return j, z, anchor[j]
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,14 +122,16 @@ class Subspace:
         """Orthonormal rows spanning ``vec ℱ^⊥`` (``Vd − dim ℱ`` of them)."""
         if self.dim == 0:
             return np.eye(self.V * self.d)
-        _, s, Vt = np.linalg.svd(self.basis, full_matrices=True)
+        with single_threaded_blas():
+            _, s, Vt = np.linalg.svd(self.basis, full_matrices=True)
         return Vt[self.dim:]
 
 
 def _row_space(A: np.ndarray, width: int) -> np.ndarray:
     if A.shape[0] == 0:
         return np.zeros((0, width))
-    _, s, Vt = np.linalg.svd(A, full_matrices=False)
+    with single_threaded_blas():
+        _, s, Vt = np.linalg.svd(A, full_matrices=False)
     rank = int(np.sum(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
     return Vt[:rank]
 

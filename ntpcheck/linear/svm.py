@@ -19,9 +19,11 @@ Separability (Def. 2) is the LP ``M c ≥ 1``.  Certificates:
   ``ρ ≤ FARKAS_TOL = 1e-9`` is reported as not separable (no ``W`` of norm
   below 1e9), anything in between as undecided (:class:`SolverFailedError`).
 
-The NTP-SVM is ``min ½‖c‖² s.t. M c ≥ 1`` (``‖W‖ = ‖c‖``), solved by cvxpy
-with the active-set polish of :mod:`ntpcheck.maxmargin` and certified by KKT
-residuals in these coordinates, or exactly for orthogonal contexts:
+The NTP-SVM is ``min ½‖c‖² s.t. M c ≥ 1`` (``‖W‖ = ‖c‖``).  It is solved exactly
+by least-distance programming and a linear solve on the support
+(:mod:`.svm_active`, KKT-certified), by cvxpy with the active-set polish of
+:mod:`ntpcheck.maxmargin` (certified by KKT residuals in these coordinates;
+the fallback), or in closed form for orthogonal contexts:
 
 **Proposition (exact NTP-SVM for orthogonal contexts).**  If the columns of
 ``H̄`` are nonzero and pairwise orthogonal, then
@@ -163,7 +165,10 @@ class SVMSolution:
     """``W^mm`` with how it was found and its certificate.
 
     ``multipliers``: one per anchor margin row (:func:`margin_pairs`); ``kkt``: the largest
-    KKT residual in ℱ^⊥ coordinates (primal, dual, stationarity, complementarity; 0 at the optimum).
+    KKT residual (primal, dual, stationarity, complementarity; 0 at the optimum) in ℱ^⊥
+    coordinates, for ``method == "active set"`` in the basis of :mod:`.svm_active` and together
+    with the (6a) residual of ``W``.  ``method``: ``"exact"``, ``"active set"``, or the cvxpy
+    path's (``"CLARABEL+polish"``, with ``" (active set: REASON)"`` when the active set fell back).
     """
 
     W: np.ndarray
@@ -213,8 +218,17 @@ def svm_problem(D: NTPData, F: Subspace):
 
 
 def w_mm(D: NTPData, method: str = "auto", F: Subspace | None = None) -> SVMSolution:
-    """``W^mm`` (Def. 3): ``"exact"`` (orthogonal contexts), ``"cvxpy"`` (CLARABEL with the
-    active-set polish), or ``"auto"`` (exact where it applies).
+    """``W^mm`` (Def. 3) by ``method``:
+
+    * ``"exact"``: the closed form for orthogonal contexts (Proposition above);
+    * ``"active set"``: least-distance programming and a linear solve on the support, exact to
+      rounding and KKT-certified (:mod:`.svm_active`);
+    * ``"cvxpy"``: CLARABEL with the active-set polish of :mod:`ntpcheck.maxmargin`;
+    * ``"auto"``: the closed form where it applies, else the active set.
+
+    Where the active set gives no certified answer (infeasible data among the causes) it falls
+    back to the ``"cvxpy"`` path, whose ``method`` then ends with ``(active set: REASON)``.
+    ``kkt`` is the largest KKT residual in ℱ^⊥ coordinates (:class:`SVMSolution`).
 
     Raises
     ------
@@ -225,24 +239,37 @@ def w_mm(D: NTPData, method: str = "auto", F: Subspace | None = None) -> SVMSolu
     --------
     >>> D = NTPData(np.array([[1.0, 0.6], [0.0, 0.8]]), np.array([[1, 1, 0], [0, 0, 1]]))
     >>> s = w_mm(D)
-    >>> s.method, round(margins(D, s.W)[0], 8), s.kkt < 1e-8
-    ('CLARABEL+polish', 1.0, True)
+    >>> s.method, round(margins(D, s.W)[0], 12), s.kkt < 1e-13
+    ('active set', 1.0, True)
+    >>> c = w_mm(D, "cvxpy")
+    >>> c.method, bool(np.abs(c.W - s.W).max() < 1e-12)
+    ('CLARABEL+polish', True)
     """
     from ntpcheck.maxmargin.kkt import certify
 
-    F = F or subspace(D)
+    if method not in ("auto", "exact", "active set", "cvxpy"):
+        raise ValueError(f"unknown NTP-SVM method {method!r}: exact, active set, cvxpy or auto")
     t0 = time.perf_counter()
-    problem = svm_problem(D, F)
     if method == "exact" or (method == "auto" and orthogonal_contexts(D)):
+        F = F or subspace(D)
         W = w_mm_exact(D)
-        lam, res = certify(problem, F.null_basis @ W.ravel())
+        lam, res = certify(svm_problem(D, F), F.null_basis @ W.ravel())
         return SVMSolution(W, lam, res.worst, "exact", time.perf_counter() - t0)
-    if method not in ("auto", "cvxpy"):
-        raise ValueError(f"unknown NTP-SVM method {method!r}: exact, cvxpy or auto")
+    why = ""
+    if method != "cvxpy":
+        from .svm_active import ActiveSetFailed, ntp_svm_active_set
+
+        try:
+            W, lam, kkt = ntp_svm_active_set(D)
+            return SVMSolution(W, lam, kkt, "active set", time.perf_counter() - t0)
+        except ActiveSetFailed as e:
+            why = f" (active set: {e})"
+    F = F or subspace(D)
+    problem = svm_problem(D, F)
     if problem.n_constraints and problem.shape[1] == 0 or not separability(D, F).separable:
         raise InfeasibleProblemError("the data are not NTP-separable (Def. 2): the NTP-SVM (Def. 3) has no feasible point")
     from ntpcheck.maxmargin.cvx import solve
 
     sol = solve(problem)
     W = (F.null_basis.T @ sol.W.ravel()).reshape(D.V, D.d)
-    return SVMSolution(W, sol.multipliers, sol.residuals.worst, sol.method, time.perf_counter() - t0)
+    return SVMSolution(W, sol.multipliers, sol.residuals.worst, sol.method + why, time.perf_counter() - t0)
