@@ -8,7 +8,7 @@ Next-token Prediction* (NeurIPS 2024): every claim as a checkable record.
   :mod:`.section6` (§6, examples, §7): the checkers;
 * :mod:`.findings`: claims found false, with pinned counterexamples;
 * :mod:`.claims`: the ``CLAIMS`` records;
-* :mod:`.bridge`: the bridge claims to Thrampoulidis (2024) (ours), appended to ``CLAIMS``.
+* :mod:`.bridge`, :mod:`.bridge_prop2`: the bridge claims to Thrampoulidis (2024) (ours), appended to ``CLAIMS``.
 """
 
 from ntpcheck.algorithms import VARIANTS
@@ -17,9 +17,10 @@ from ntpcheck.assumptions import CONDITIONS
 from ..framework.claim import Paper
 from . import setups
 from .bridge import BRIDGE_CLAIMS
+from .bridge_prop2 import BRIDGE_PROP2_CLAIMS
 from .claims import CLAIMS as PAPER_CLAIMS
 
-CLAIMS = PAPER_CLAIMS + BRIDGE_CLAIMS
+CLAIMS = PAPER_CLAIMS + BRIDGE_CLAIMS + BRIDGE_PROP2_CLAIMS
 
 __all__ = ["PAPER", "CLAIMS"]
 
