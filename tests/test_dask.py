@@ -291,3 +291,15 @@ def test_a_cluster_that_loses_its_scheduler_ends_in_one_line_with_the_finished_c
     rc, err, doc = _lose(tmp_path, monkeypatch, 0)
     assert rc == 2 and "Traceback" not in err and "ntpcheck: error: the connection to the scheduler was lost" in err, err
     assert doc["complete"] is False and len(doc["claims"]) >= 1
+
+
+def test_local_workers_run_one_thread_of_everything():
+    """Issue 43: each local worker runs BLAS (Dask's own setting) and numba's parallel kernels on one
+    thread, so that N workers do not start N x cores threads on N cores."""
+    import os
+
+    from ntpcheck.app.executor import open_executor
+
+    with open_executor(2, None) as ex:
+        found = ex.client.run(lambda: (os.environ.get("NUMBA_NUM_THREADS"), os.environ.get("OPENBLAS_NUM_THREADS")))
+    assert len(found) == 2 and set(found.values()) == {("1", "1")}, found
