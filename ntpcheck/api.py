@@ -24,6 +24,8 @@ skeleton to start from.  Everything a paper needs is here, under names that stay
 * the one judge of limits (``x_t -> L``, growth, rates), with its confirming runs: :func:`judge`,
   :func:`assess`, :class:`Series`, :func:`at_horizons`;
 * running: :func:`run_claim`, :func:`run_claims`, :data:`PROFILES`, :class:`ClaimResult`;
+* errors: :class:`DatasetFormatError` (a paper's ``load`` raises it for a bad file; the command line
+  prints one line, as it does for any ``ValueError`` there), :class:`NTPCheckError`;
 * the strategies' building blocks: :func:`hypothesis_strategies` (Hypothesis's own
   ``strategies`` module, the base of every paper's data) and the first paper's dataset strategies
   in :mod:`ntpcheck.strategies` (``realizable_datasets``, ``violating``, ``embeddings``, ...).
@@ -39,6 +41,7 @@ Examples
 
 from __future__ import annotations
 
+from ntpcheck.errors import DatasetFormatError, NTPCheckError
 from ntpcheck.properties.framework import (
     PROFILES,
     RTOL,
@@ -76,7 +79,7 @@ __all__ = [
     "inequality", "holds", "falsified", "vacuous", "inconclusive", "outside", "requires", "worst", "tightened", "RTOL",
     "judge", "assess", "Series", "at_horizons",
     "run_claim", "run_claims", "PROFILES", "ClaimResult",
-    "hypothesis_strategies",
+    "hypothesis_strategies", "DatasetFormatError", "NTPCheckError",
 ]
 
 

@@ -1,7 +1,7 @@
 """The ``ntpcheck`` command line.
 
 Commands: ``check``, ``solve``, ``train``, ``verify``, ``matrix``,
-``claims``, ``papers``, ``reproduce``, ``bench``.  Readable text by default;
+``claims``, ``papers``, ``new-paper``, ``reproduce``, ``bench``.  Readable text by default;
 ``--json PATH`` also writes JSON to PATH, ``--json -`` writes only JSON to
 standard output (the text goes to stderr or is left out).  Exit status 0 on
 success, 1 when ``check`` finds an assumption failing (or ``verify --strict``
@@ -153,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("papers", help="the papers whose claims ntpcheck checks, with their claim counts")
 
+    p = sub.add_parser("new-paper", help="write the skeleton of a paper package (a plugin, entry-point group "
+                                         "ntpcheck.papers) to start from")
+    p.add_argument("name", help="the paper's name on the command line: a lowercase letter, then lowercase letters, "
+                                "digits or _ (e.g. smith2025)")
+    p.add_argument("dir", help="the directory to write it to (new or empty)")
+
     p = sub.add_parser("claims", help="every claim and reading: id, name, test id, section, assumptions, statement")
     p.add_argument("--paper", default=None, help="only this paper's claims (default: every paper of `ntpcheck papers`)")
     _add_json(p)
@@ -269,6 +275,12 @@ def cmd_bench(args) -> int:
     return run_bench(args)
 
 
+def cmd_new_paper(args) -> int:
+    from .new_paper import run_new_paper
+
+    return run_new_paper(args)
+
+
 def cmd_reproduce(args) -> int:
     import time
 
@@ -298,7 +310,7 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
-COMMANDS = {"campaign": cmd_campaign, "claims": cmd_claims, "papers": cmd_papers, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
+COMMANDS = {"campaign": cmd_campaign, "claims": cmd_claims, "papers": cmd_papers, "new-paper": cmd_new_paper, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -95,12 +95,13 @@ def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(items: list[ReportItem], profile: str, seed: int, complete: bool = True) -> str:
-    """The Markdown report of ``items``."""
+def markdown(items: list[ReportItem], profile: str, seed: int, complete: bool = True, paper: str | None = None) -> str:
+    """The Markdown report of ``items`` (``paper``: named in the command that reproduces it)."""
     lines = [
         "# ntpcheck verification report",
         "",
-        f"Profile `{profile}`, seed {seed}. Reproduce: `ntpcheck verify --profile {profile} --seed {seed} --report DIR`. "
+        f"Profile `{profile}`, seed {seed}. Reproduce: "
+        f"`ntpcheck verify{f' --paper {paper}' if paper else ''} --profile {profile} --seed {seed} --report DIR`. "
         "The same report with a table of contents: `report.html`.",
     ]
     if not complete:
@@ -142,5 +143,5 @@ def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: i
             if it.png:
                 atomic_write_bytes(os.path.join(staging, it.plot), it.png)  # creates plots/ on the first one
         atomic_write_text(os.path.join(staging, "report.html"), html_report(items, profile, seed, complete, paper))
-        atomic_write_text(os.path.join(staging, "report.md"), markdown(items, profile, seed, complete))
+        atomic_write_text(os.path.join(staging, "report.md"), markdown(items, profile, seed, complete, paper))
     return os.path.join(out_dir, "report.md")

@@ -134,7 +134,12 @@ def _paper_instance(p, args):
     for flag, given in (("--embeddings", getattr(args, "embeddings", None)), ("--dim", getattr(args, "dim", None))):
         if given:
             raise NTPCheckError(f"{flag} does not apply to paper {p.name}: its dataset files give their embeddings")
-    return p.load(args.dataset)
+    try:
+        return p.load(args.dataset)
+    except NTPCheckError:
+        raise
+    except (ValueError, OSError, UnicodeDecodeError) as e:  # a plugin's reader: one line, never a traceback
+        raise NTPCheckError(f"{args.dataset}: not a dataset of paper {p.name}: {' '.join(str(e).split())[:300]}") from None
 
 
 def run_matrix(args) -> int:
