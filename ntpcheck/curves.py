@@ -34,7 +34,7 @@ class StageTrajectory:
         (NaN where either norm is 0 or no reference was given).
     margins : ndarray, shape (k, m)
         Stage 1: ``(e_{n(x)} - e_i)^T W_ov x`` for each collocation pair and
-        ``i != n(x)`` (m = |C| (|V| - 1)).  Stage 2: ``(x_l - x_l')^T W_kq x_q``
+        ``i != n(x)`` (``m = |C| (|V| - 1)``).  Stage 2: ``(x_l - x_l')^T W_kq x_q``
         for each distinct Eq. (3) constraint.
     attention : ndarray, shape (k, N, L_max) or None
         Stage 2 only: the attention weights of every sample and position.

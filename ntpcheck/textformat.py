@@ -67,7 +67,7 @@ __all__ = ["loads", "loads_with_header", "dumps", "load", "load_with_header", "l
 MAX_FILE_BYTES = 256 * 2**20
 #: Most tokens on one line (a sample's sentence, or a sequence).
 MAX_LINE_TOKENS = 100_000
-#: Most distinct tokens (the max-margin problems have |V|^2 unknowns).
+#: Most distinct tokens (the max-margin problems have ``|V|^2`` unknowns).
 MAX_VOCAB = 20_000
 #: Most token positions over all samples (the padded arrays and the orders scale with it).
 MAX_POSITIONS = 50_000_000
