@@ -300,6 +300,9 @@ def test_local_workers_run_one_thread_of_everything():
 
     from ntpcheck.app.executor import open_executor
 
+    before = os.environ.get("NUMBA_NUM_THREADS")
     with open_executor(2, None) as ex:
         found = ex.client.run(lambda: (os.environ.get("NUMBA_NUM_THREADS"), os.environ.get("OPENBLAS_NUM_THREADS")))
     assert len(found) == 2 and set(found.values()) == {("1", "1")}, found
+    # not leaked into this process: numba refuses a thread count changed after its threads started
+    assert os.environ.get("NUMBA_NUM_THREADS") == before

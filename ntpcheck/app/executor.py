@@ -319,8 +319,6 @@ def _local_cluster(distributed, workers: int):
     (a task's error reaches this process with its result)."""
     import logging
 
-    import dask
-
     previous = signal.getsignal(signal.SIGINT)
     main = _in_main_thread()
     if main:
@@ -328,10 +326,12 @@ def _local_cluster(distributed, workers: int):
     try:
         # One thread of everything per worker process: Dask already pins BLAS (its nanny's
         # pre-spawn-environ); numba's parallel kernels (ntpcheck.kernels.gradients) would otherwise
-        # start one thread per core in every worker and oversubscribe the machine.
-        with dask.config.set({"distributed.nanny.pre-spawn-environ.NUMBA_NUM_THREADS": 1}):
-            return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                            dashboard_address=None, silence_logs=logging.CRITICAL)
+        # start one thread per core in every worker and oversubscribe the machine.  Set in the
+        # worker process only (`env`): the nanny's pre-spawn-environ is written into this process's
+        # own environment too, and numba refuses a NUMBA_NUM_THREADS changed after its threads started.
+        return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                        dashboard_address=None, silence_logs=logging.CRITICAL,
+                                        env={"NUMBA_NUM_THREADS": "1"})
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)
