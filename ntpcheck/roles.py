@@ -53,13 +53,20 @@ def _small(lengths) -> bool:
     return "ntpcheck.kernels" not in sys.modules and int(np.sum(lengths)) <= NUMPY_POSITIONS
 
 
+def _compiled(name: str):
+    """The compiled kernel of that name (:mod:`ntpcheck.kernels.roles`, or :mod:`~ntpcheck.kernels.eq3`'s)."""
+    if name == "eq3_triples":
+        from .kernels.eq3 import eq3_triples
+
+        return eq3_triples
+    from .kernels import roles
+
+    return getattr(roles, name)
+
+
 def optimal_counts(flat, start, lengths, target, nxt) -> np.ndarray:
     """``(N,)`` int64: ``|I(n)|``, the number of optimal positions of each sample."""
-    if not _small(lengths):
-        from .kernels import roles
-
-        return roles.optimal_counts(flat, start, lengths, target, nxt)
-    return NUMPY["optimal_counts"](flat, start, lengths, target, nxt)
+    return (NUMPY["optimal_counts"] if _small(lengths) else _compiled("optimal_counts"))(flat, start, lengths, target, nxt)
 
 
 def _optimal_counts(flat, start, lengths, target, nxt) -> np.ndarray:
@@ -70,11 +77,7 @@ def _optimal_counts(flat, start, lengths, target, nxt) -> np.ndarray:
 
 def role_codes(flat, start, lengths, target, nxt, n_opt, query, row, n_rows, V) -> np.ndarray:
     """``(n_rows, V)`` int8 role codes (0 non-comparable, 1 optimal, 2 non-optimal, 3 confused)."""
-    if not _small(lengths):
-        from .kernels import roles
-
-        return roles.role_codes(flat, start, lengths, target, nxt, n_opt, query, row, n_rows, V)
-    return NUMPY["role_codes"](flat, start, lengths, target, nxt, n_opt, query, row, n_rows, V)
+    return (NUMPY["role_codes"] if _small(lengths) else _compiled("role_codes"))(flat, start, lengths, target, nxt, n_opt, query, row, n_rows, V)
 
 
 def _role_codes(flat, start, lengths, target, nxt, n_opt, query, row, n_rows, V) -> np.ndarray:
@@ -94,11 +97,7 @@ def _role_codes(flat, start, lengths, target, nxt, n_opt, query, row, n_rows, V)
 def non_optimal_majority(flat, start, lengths, target, nxt, n_opt, query, row, codes):
     """``(sample, token, count, |I(n)|)`` for every token of role 2 under the sample's query that
     occurs ``count > |I(n)| >= 1`` times, samples in order, tokens by first occurrence."""
-    if not _small(lengths):
-        from .kernels import roles
-
-        return roles.non_optimal_majority(flat, start, lengths, target, nxt, n_opt, query, row, codes)
-    return NUMPY["non_optimal_majority"](flat, start, lengths, target, nxt, n_opt, query, row, codes)
+    return (NUMPY["non_optimal_majority"] if _small(lengths) else _compiled("non_optimal_majority"))(flat, start, lengths, target, nxt, n_opt, query, row, codes)
 
 
 def _non_optimal_majority(flat, start, lengths, target, nxt, n_opt, query, row, codes):
@@ -123,11 +122,8 @@ def eq3_triples(flat, start, lengths, target, nxt, n_opt, query, V) -> tuple[np.
     position of a sample with an optimal position, in order of first occurrence (sample, then ``l``,
     then ``l'``), as :func:`ntpcheck.kernels.eq3.eq3_triples`."""
     n_opt = np.asarray(n_opt, dtype=np.int64)
-    if not _small(lengths) or int(np.sum(n_opt * (np.asarray(lengths) - n_opt))) > 4 * NUMPY_POSITIONS:
-        from .kernels.eq3 import eq3_triples as compiled
-
-        return compiled(flat, start, lengths, target, nxt, n_opt, query, V)
-    return NUMPY["eq3_triples"](flat, start, lengths, target, nxt, n_opt, query, V)
+    small = _small(lengths) and int(np.sum(n_opt * (np.asarray(lengths) - n_opt))) <= 4 * NUMPY_POSITIONS  # pairs too
+    return (NUMPY["eq3_triples"] if small else _compiled("eq3_triples"))(flat, start, lengths, target, nxt, n_opt, query, V)
 
 
 def _eq3_triples(flat, start, lengths, target, nxt, n_opt, query, V):
