@@ -251,6 +251,11 @@ CASES = [
          # trained as at weight 1: nothing non-finite but 1 - cos(W, W*), undefined here (no W* for stage 2)
          lambda out, err: _json_ok(out, err) and all("one_minus_cos" in x for x in json.loads(out)["non_finite"])),
     Case("instances-is-report", ("verify", "--claims", "Ex. 1", "--instances", "{tmp}/R", "--report", "{tmp}/R"), "give each its own"),
+    Case("figures-holds-user-files", ("verify", "--claims", "Ex. 1", "--figures", "{tmp}"), "is not empty (1 entry: f.txt)",
+         {"f.txt": b"x"}),
+    Case("figures-is-report", ("verify", "--claims", "Ex. 1", "--figures", "{tmp}/R", "--report", "{tmp}/R"), "give each its own"),
+    Case("json-inside-figures", ("verify", "--claims", "Ex. 1", "--json", "{tmp}/F/x.json", "--figures", "{tmp}/F"),
+         "is inside --figures"),
 ]
 
 

@@ -69,3 +69,23 @@ def test_verify_report(tmp_path):
     assert "*Counterexample (in vermillion): |V| = " in falsified
     page = (out / "report.html").read_text()
     assert page.count('src="data:image/png;base64,') == len(pngs) and 'href="#cor-1-k-5"' in page
+
+
+def test_verify_figures(tmp_path):
+    """``--figures DIR``: the report's figures as palette PNGs, and an index of every claim in run order
+    (the documentation's paper pages are generated from it: :mod:`ntpcheck.app.docs_pages`)."""
+    import json
+
+    from PIL import Image
+
+    out = tmp_path / "figs"
+    assert main(["verify", "--profile", "quick", "--claims", "Lemma 1,Cor. 1,Ex. 1", "--figures", str(out)]) == 0
+    index = json.loads((out / "index.json").read_text())
+    assert [f["claim"] for f in index["figures"]] == ["Lemma 1", "Cor. 1 [k=5]", "Ex. 1"]
+    cor1 = index["figures"][1]
+    assert cor1["verdict"] == "falsified" and cor1["caption"].startswith("Counterexample (in vermillion): |V| = ")
+    files = sorted(p.name for p in out.glob("*.png"))
+    assert files == sorted(f["file"] for f in index["figures"] if f["file"]) and "lemma-1.png" in files
+    for name in files:
+        with Image.open(out / name) as im:
+            assert im.mode == "P" and im.size[0] >= 1000  # a palette, at the report's width

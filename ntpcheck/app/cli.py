@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "a header's parameters, algorithm and embeddings (a printed counterexample's) are used as given")
     _add_embeddings(p)
     p.add_argument("--report", default=None, metavar="DIR", help="write a Markdown report with plots to DIR")
+    p.add_argument("--figures", default=None, metavar="DIR",
+                   help="write each claim's figure (the report's, as a small PNG) and an index.json of captions to DIR "
+                        "(new or empty)")
     p.add_argument("--instances", default=None, metavar="DIR",
                    help="write every distinct tested instance of every claim to DIR (one replayable file each, with its "
                         "verdict and slack, and an index.jsonl): what each verdict rests on")

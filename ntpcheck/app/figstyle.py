@@ -211,7 +211,6 @@ def forest(ax, rows: Sequence, *, value: str = "fitted_exponent", line_key: str 
     if not fits:
         return False
     fits.sort(key=lambda f: f[1][value])
-    y = np.arange(len(fits))
     for k, (row, tr) in enumerate(fits):
         ci = tr.get("exponent_ci") or [tr[value], tr[value]]
         colour = CEX if row[0] is Verdict.FALSIFIED else VERDICT_COLOURS[row[0]]

@@ -152,7 +152,7 @@ def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
 #: Every output file option: (option, attribute of the parsed arguments).
 _OUTPUT_FILES = (("--json", "json_path"), ("--npz", "npz"), ("--file", "file"))  # --file: campaign's, appended to
 #: Every output directory option: (option, attribute, whether it must be new or empty).
-_OUTPUT_DIRS = (("--report", "report", True), ("--instances", "instances", True),
+_OUTPUT_DIRS = (("--report", "report", True), ("--figures", "figures", True), ("--instances", "instances", True),
                 ("--out", "out", False))  # --out: figures beside what is there
 
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
-from hypothesis import strategies as st
 
 from ntpcheck.data import Dataset, Sample
 from ntpcheck.instance import Instance
@@ -234,17 +233,20 @@ def _sabotage_out_of_support() -> Outcome:
 
 
 BRIDGE_CLAIMS: tuple[Claim, ...] = (
-    Claim("Bridge", "ours (Huang Eq. 2, Thrampoulidis Def. 3)", "Huang's W*_ov (Eq. 2) is the NTP-SVM (Thrampoulidis, "
+    Claim("Bridge", "ours; tests Huang Eq. 2 = Thrampoulidis Def. 3 (an identity: one problem, two solvers)",
+          "Huang's W*_ov (Eq. 2) is the NTP-SVM (Thrampoulidis, "
           "Def. 3) of the one-token contexts h_x = x with supports {n(x)}", ("1i", "1ii", "2"), bridge_instances("orthonormal"),
           check_eq2_svm, setup=lambda i: i, reading="Eq. 2 = NTP-SVM", slug="bridge-eq2-svm",
           sabotage=Structural(_sabotage_eq2, "the one-token contexts' next tokens rotated by one")),
-    Claim("Bridge", "ours (Huang §3, Thrampoulidis Thm. 2)", "GD on Huang's W_ov with W_kq = 0 (h(X) = mean token "
+    Claim("Bridge", "ours; tests Thrampoulidis Thm. 2 on Huang §3's model with W_kq = 0",
+          "GD on Huang's W_ov with W_kq = 0 (h(X) = mean token "
           "embedding) is GD on the linear NTP loss of the merged mean-embedding contexts, and converges in direction to "
           "their NTP-SVM with P_F(W_k) -> W* (trends over k in [10^2, 10^4])", ("1i", "1ii", "2"),
           bridge_instances("canonical"), check_gd_frozen, setup=lambda i: i, reading="GD on W_ov, W_kq = 0",
           slug="bridge-gd-frozen",
           sabotage=Structural(_sabotage_gd_frozen, "the limit of P_F W_k taken as W^mm/||W^mm|| instead of W*")),
-    Claim("Bridge", "ours (analog of Huang's Lemma 3)", "with orthonormal contexts (h(X) = x_q) and W_0 = 0, GD keeps "
+    Claim("Bridge", "ours; tests Huang Lemma 3's analog for Thrampoulidis's GD (a symmetry)",
+          "with orthonormal contexts (h(X) = x_q) and W_0 = 0, GD keeps "
           "the out-of-support logits of every context equal", ("1i", "1ii", "2"), bridge_instances("orthonormal"),
           check_out_of_support, setup=lambda i: i, reading="out-of-support logits equal", slug="bridge-oos-equal",
           sabotage=Structural(_sabotage_out_of_support, "non-orthogonal contexts (mean embeddings of Example 1)")),

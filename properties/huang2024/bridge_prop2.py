@@ -103,7 +103,8 @@ def _sabotage() -> Outcome:
 
 
 BRIDGE_PROP2_CLAIMS: tuple[Claim, ...] = (
-    Claim("Bridge", "ours (Huang Prop. 2, Thrampoulidis §3.1)", "on every query whose order is complete bipartite, "
+    Claim("Bridge", "ours; tests Huang Prop. 2 (corrected) against Thrampoulidis §3.1's closed form",
+          "on every query whose order is complete bipartite, "
           "W*_kq's scores on the optimal and non-optimal tokens (Eq. 3, Prop. 2's two-level pattern) are the NTP-SVM "
           "(Def. 3) of one orthogonal context with the optimal tokens as its support (its closed form)",
           ASSUMPTIONS_1_2, PROP2_EXACT_DATA, check_prop2_svm, setup=SOLVE_ONLY, reading="Prop. 2 = NTP-SVM",
