@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ntpcheck.app import docs_pages
+from ntpcheck.app.report import docs_pages
 from ntpcheck.properties import paper
 
 ROOT = Path(__file__).resolve().parent.parent

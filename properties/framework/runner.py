@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ntpcheck import interrupt
+from ntpcheck.common import interrupt
 from ntpcheck.errors import NTPCheckError
 from ntpcheck.instance import Instance
 

@@ -145,7 +145,7 @@ GRAD_RTOL = 1e-10
 
 
 def check_gd_frozen(ev) -> Outcome:
-    from ntpcheck import model
+    from ntpcheck.transformer import model
     from ntpcheck.linear.loss import ce_grad
     from ntpcheck.linear.subspace import compatibility
     from ntpcheck.linear.svm import separability

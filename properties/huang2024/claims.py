@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from ntpcheck import model
+from ntpcheck.transformer import model
 
 from ..framework.claim import Claim, Informative, Structural, Tighten
 from ..framework.parts import Part

@@ -13,7 +13,7 @@ import zlib
 
 import numpy as np
 
-from ntpcheck import model
+from ntpcheck.transformer import model
 from ntpcheck.training import collocation_arrays
 
 from ..framework.checks import falsified, holds, tighten

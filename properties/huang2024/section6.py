@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ntpcheck import model
+from ntpcheck.transformer import model
 from ntpcheck.structure import Role, theorem3_sentences
 
 from ..framework.checks import falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, worst

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ntpcheck import model
+from ntpcheck.transformer import model
 from ntpcheck.curves import row_norms
 from ntpcheck.model import safe_norm
 from ntpcheck.training import collocation_arrays

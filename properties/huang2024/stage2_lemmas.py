@@ -13,7 +13,7 @@ import zlib
 
 import numpy as np
 
-from ntpcheck import model
+from ntpcheck.transformer import model
 from ntpcheck.model import safe_norm
 from ntpcheck.stage2_step import gradients_at
 

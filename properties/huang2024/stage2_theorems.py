@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ntpcheck import model
+from ntpcheck.transformer import model
 from ntpcheck.model import safe_norm
 
 from ..framework.checks import between, ROUNDING, RTOL, falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, tighten_log, tightening, vacuous

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from ntpcheck import stage2_step
+from ntpcheck.transformer import stage2_step
 from ntpcheck.synthetic import scale_arrays
 
 BASE = {"n_vocab": 1000, "n_samples": 10_000, "l_max": 16}

@@ -24,7 +24,7 @@ import pytest
 from ntpcheck.synthetic import solver_dataset
 from ntpcheck.textformat import dumps
 
-from ..test_solve import JSON
+from tests.app.test_solve import JSON
 from .test_bench_check import STARTUP
 
 

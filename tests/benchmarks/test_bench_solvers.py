@@ -14,7 +14,7 @@ suite runs each benchmark once, as a smoke test of every path.
 import numpy as np
 import pytest
 
-from ntpcheck import maxmargin as mm
+from ntpcheck.transformer import maxmargin as mm
 from ntpcheck.app.bench import _eq2, _eq3
 from ntpcheck.maxmargin import solve_eq3_exact
 from ntpcheck.synthetic import SOLVER_KINDS, solver_dataset

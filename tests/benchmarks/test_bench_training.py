@@ -16,7 +16,8 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from ntpcheck import TrainingConfig, analyse, stage2_step, train
+from ntpcheck import TrainingConfig, analyse, train
+from ntpcheck.transformer import stage2_step
 from ntpcheck.maxmargin import reference_solutions
 from ntpcheck.synthetic import random_realizable_dataset, scale_arrays
 
