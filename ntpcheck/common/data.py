@@ -2,7 +2,7 @@
 
 A *token* is a non-empty string without whitespace.  A *sample* is a pair
 ``(X, x_{L+1})`` of a sentence ``X = [x_1, ..., x_L]`` and its next token,
-with a positive relative weight (both in :mod:`ntpcheck.sample`, re-exported
+with a positive relative weight (both in :mod:`ntpcheck.common.sample`, re-exported
 here).  A *dataset* is a multiset of samples over a
 fixed, ordered vocabulary; identical samples are merged by adding their
 weights, and the frequencies ``pi^(n)`` of the paper are the normalised

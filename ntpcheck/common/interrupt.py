@@ -14,7 +14,7 @@ again if an earlier :class:`KeyboardInterrupt` went missing.
 
 Compiled (numba) code cannot be interrupted at all: the handler runs only
 once control is back in Python, so compiled loops run in chunks of a fraction
-of a second (:func:`ntpcheck.training._ngd_compiled`).
+of a second (:func:`ntpcheck.transformer.training._ngd_compiled`).
 
 Examples
 --------
@@ -75,7 +75,7 @@ def install() -> None:
 def handling() -> Iterator[None]:
     """:func:`install` for the duration of the block, then the previous SIGINT handler and
     ``sys.unraisablehook`` again, and the request forgotten (for callers in a longer-lived
-    process, such as the tests calling :func:`ntpcheck.app.cli.main`).
+    process, such as the tests calling :func:`ntpcheck.app.cli.cli.main`).
 
     Examples
     --------

@@ -6,7 +6,7 @@ writable, in the user's cache directory; where neither is (a service account wit
 function ...: no locator available`` when the function is defined.  :func:`ensure_cache_dir`
 points ``NUMBA_CACHE_DIR`` at a private folder under the system's temporary directory in that case
 only (an explicit ``NUMBA_CACHE_DIR`` always wins).  Called before numba is imported by
-:mod:`ntpcheck.kernels` and :mod:`ntpcheck.linear._loops`.
+:mod:`ntpcheck.transformer.kernels` and :mod:`ntpcheck.linear._loops`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def ensure_cache_dir() -> str | None:
     ``__pycache__`` nor ``~/.cache`` is writable; the folder set, or None where nothing was needed."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return None
-    if _writable(Path(__file__).resolve().parent / "kernels" / "__pycache__"):
+    if _writable(Path(__file__).resolve().parent.parent / "transformer" / "kernels" / "__pycache__"):
         return None
     home = os.environ.get("HOME", "")
     if home and home != "/nonexistent" and _writable(Path(home).expanduser() / ".cache"):

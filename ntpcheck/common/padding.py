@@ -1,4 +1,4 @@
-"""Sentences as padded index arrays (:class:`SampleArrays`, :attr:`ntpcheck.data.Dataset.arrays`).
+"""Sentences as padded index arrays (:class:`SampleArrays`, :attr:`ntpcheck.common.data.Dataset.arrays`).
 
 Token names are mapped to indices in one pass (``map`` over the chained
 sentences, about 40 ns a token), not one call per sentence, and only the last

@@ -4,7 +4,7 @@
 A *token* is a non-empty string without whitespace (:func:`validate_token`).
 A *sample* is a pair of a sentence ``X = [x_1, ..., x_L]`` and its next token,
 with a positive relative weight; two samples are the same when sentence and
-next token are (:attr:`Sample.key`).  Datasets are in :mod:`ntpcheck.data`.
+next token are (:attr:`Sample.key`).  Datasets are in :mod:`ntpcheck.common.data`.
 """
 
 from __future__ import annotations

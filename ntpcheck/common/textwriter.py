@@ -1,7 +1,7 @@
 """The text format's writer (:func:`dumps`); the reader and the format's description are in
-:mod:`ntpcheck.textformat`, which re-exports :func:`dumps`.
+:mod:`ntpcheck.transformer.textformat`, which re-exports :func:`dumps`.
 
-Apart from the reader so that :class:`ntpcheck.data.Dataset` can print itself in the format
+Apart from the reader so that :class:`ntpcheck.common.data.Dataset` can print itself in the format
 (``str``, ``repr``: what Hypothesis shows for a failing example) without an import circle: this
 module reads a dataset's fields and imports no dataset class.
 """
@@ -34,7 +34,7 @@ def dumps(dataset: Dataset, header: str | None = None, *, vocab: bool = False) -
 
     Examples
     --------
-    >>> from ntpcheck.textformat import load, loads
+    >>> from ntpcheck.transformer.textformat import load, loads
     >>> print(dumps(loads("A -> B\\nA B -> C\\n")), end="")
     A B C
     >>> loads(dumps(load("example1"))) == load("example1")

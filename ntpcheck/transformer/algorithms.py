@@ -28,9 +28,9 @@ by normalised gradient descent (NGD), full batch, with the single matrix
 Step sizes: NGD and Adam use the instance's ``eta_0`` (stage 1, ``W_ov`` in
 joint training) and ``eta``; GD uses ``lr``.  Numerics are Algorithm 1's:
 the same cancellation-free softmax, cross-entropy and Jacobian
-(:func:`ntpcheck.model.grad_both`, :func:`~ntpcheck.model.stage1_grad`); the
+(:func:`ntpcheck.transformer.model.grad_both`, :func:`~ntpcheck.transformer.model.stage1_grad`); the
 recorded curves are always of the full-data loss.  Algorithm 1 itself
-(:data:`ALGORITHM_1`) runs :func:`ntpcheck.training.train`; the general loop
+(:data:`ALGORITHM_1`) runs :func:`ntpcheck.transformer.training.train`; the general loop
 reduces to it (two-stage NGD from zero, full batch) to rounding, which is tested.
 """
 
@@ -85,7 +85,7 @@ class Variant:
 
     @property
     def is_algorithm_1(self) -> bool:
-        """Whether this is Algorithm 1 exactly (then :func:`ntpcheck.training.train` runs)."""
+        """Whether this is Algorithm 1 exactly (then :func:`ntpcheck.transformer.training.train` runs)."""
         return (self.schedule, self.optimizer, self.init_scale, self.factorised, self.batch_size) == ("two-stage", "ngd", 0.0, False, None)
 
     @property
@@ -153,7 +153,7 @@ class _Optimizer:
 
 def _loop(params: dict[str, np.ndarray], n_steps: int, grad: Callable, opt: _Optimizer, record: Callable) -> str | None:
     """``n_steps`` updates.  ``grad(params)`` returns ``(grads, info)``; ``record(t, params, info,
-    max |G|)`` is called before each update and after the last (as :func:`ntpcheck.training._ngd`).
+    max |G|)`` is called before each update and after the last (as :func:`ntpcheck.transformer.training._ngd`).
     Stops cleanly, returning why, when a gradient stops being finite."""
     for t in range(n_steps + 1):
         grads, info = grad(params)
@@ -191,7 +191,7 @@ def gradients(params: dict[str, np.ndarray], E: np.ndarray | None, arr, W_ov: np
 
 def train_variant(st: Structure, alg: Variant, config: TrainingConfig, E: np.ndarray,
                   references: tuple[np.ndarray | None, np.ndarray | None], keep_weights: bool = False) -> Trajectory:
-    """Train with ``alg`` and record as :func:`ntpcheck.training.train` does: ``stage1`` the
+    """Train with ``alg`` and record as :func:`ntpcheck.transformer.training.train` does: ``stage1`` the
     ``W_ov`` curves (on ``L_0``), ``stage2`` the ``W_kq`` curves (on ``L``; for a factorised
     ``W_kq``, of the product).  In joint training both are recorded over the same ``T'`` steps."""
     if alg.is_algorithm_1:

@@ -260,7 +260,7 @@ def check_2(ds: Dataset | Structure, embeddings: np.ndarray | None = None, tol: 
 
 def check_3(ds: Dataset | Structure) -> CheckResult:
     """Assumption 3: ``|I(n)| >= #{l : x_l = x}`` for every non-optimal token ``x`` of every sample
-    (counted in one pass, :func:`ntpcheck.roles.non_optimal_majority`)."""
+    (counted in one pass, :func:`ntpcheck.transformer.roles.non_optimal_majority`)."""
     from .roles import non_optimal_majority
 
     st = _structure(ds)

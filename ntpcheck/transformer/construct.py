@@ -19,7 +19,7 @@ sentence (Section 3 convention), so every prefix is a sample.
 
 The choices are made by callables, so one construction serves both the
 Hypothesis strategies (:mod:`strategies.datasets`, where examples shrink)
-and the seeded generator (:mod:`ntpcheck.synthetic`).
+and the seeded generator (:mod:`ntpcheck.transformer.synthetic`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class DatasetBuilder:
 
     ``pick(choices)`` returns one of a non-empty sequence and ``go_on()``
     says whether to extend the current sentence; the Hypothesis strategies
-    pass draws (so examples shrink), :func:`ntpcheck.synthetic.random_realizable_dataset`
+    pass draws (so examples shrink), :func:`ntpcheck.transformer.synthetic.random_realizable_dataset`
     a seeded RNG.
     """
 

@@ -52,9 +52,9 @@ class Instance:
     stage1_margin : float or None
         If set, stage 1's output is replaced by the idealised matrix whose
         margins all equal this value (Appendix C.1; see
-        :func:`ntpcheck.training.idealised_stage1`).
+        :func:`ntpcheck.transformer.training.idealised_stage1`).
     algorithm : Variant or None
-        The training algorithm (:mod:`ntpcheck.algorithms`); None: Algorithm 1.
+        The training algorithm (:mod:`ntpcheck.transformer.algorithms`); None: Algorithm 1.
     target_A : float or None
         A requested stage-1 margin ``A = T eta_0 / (4 ||W*_ov||^2)`` (drawn by a
         search): :meth:`with_margin` turns it into ``eta_0``.  Never trained with:
@@ -109,7 +109,7 @@ class Instance:
 
     @property
     def config(self) -> TrainingConfig:
-        """The :class:`~ntpcheck.training.TrainingConfig` of this instance."""
+        """The :class:`~ntpcheck.transformer.training.TrainingConfig` of this instance."""
         return TrainingConfig(T=self.T, T2=self.T2, eta0=self.eta0, eta=self.eta, stage1_margin=self.stage1_margin)
 
     @cached_property
@@ -126,7 +126,7 @@ class Instance:
         return (dumps(self.dataset), emb, self.T, self.T2, self.eta0, self.eta, self.stage1_margin, self.algorithm, self.target_A)
 
     def header(self) -> Header:
-        """The text format's header of this instance (:mod:`ntpcheck.textheader`): its
+        """The text format's header of this instance (:mod:`ntpcheck.transformer.textheader`): its
         parameters with the step sizes resolved, its algorithm, its embeddings."""
         eta0, eta = self.steps
         params = {"T": self.T, "T2": self.T2, "eta0": float(eta0), "eta": float(eta), "stage1_margin": self.stage1_margin}

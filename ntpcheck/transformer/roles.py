@@ -1,14 +1,14 @@
 """Optimal positions, role codes, Assumption 3's counts and Eq. (3)'s constraints: numpy for small
 data, compiled for large.
 
-The three functions of :mod:`ntpcheck.kernels.roles` and :func:`ntpcheck.kernels.eq3.eq3_triples`
+The three functions of :mod:`ntpcheck.transformer.kernels.roles` and :func:`ntpcheck.transformer.kernels.eq3.eq3_triples`
 (the mathematics is there), with the same arguments and the same results, integer for integer.  Up
 to :data:`NUMPY_POSITIONS` real positions (``sum(lengths)``) they run as a few vectorised numpy
 operations here, unless the compiled kernels are loaded already: importing numba and loading the
 kernels takes about 0.7 s, which ``ntpcheck check`` on a small dataset would pay for a millisecond
 of work (issue 43: a CLI that starts at once).  Past that, or in a process that trains anyway
 (``verify``), the compiled loops run, which need no ``O(sum(lengths))`` temporaries.
-``tests/test_structure_vectorised.py`` checks the two equal on drawn data.
+``tests/transformer/test_structure_vectorised.py`` checks the two equal on drawn data.
 
 Examples
 --------
@@ -50,11 +50,11 @@ def _positions(flat, start, lengths) -> tuple[np.ndarray, np.ndarray]:
 
 def _small(lengths) -> bool:
     """Whether numpy runs: few positions, and the compiled kernels not loaded already."""
-    return "ntpcheck.kernels" not in sys.modules and int(np.sum(lengths)) <= NUMPY_POSITIONS
+    return "ntpcheck.transformer.kernels" not in sys.modules and int(np.sum(lengths)) <= NUMPY_POSITIONS
 
 
 def _compiled(name: str):
-    """The compiled kernel of that name (:mod:`ntpcheck.kernels.roles`, or :mod:`~ntpcheck.kernels.eq3`'s)."""
+    """The compiled kernel of that name (:mod:`ntpcheck.transformer.kernels.roles`, or :mod:`~ntpcheck.transformer.kernels.eq3`'s)."""
     if name == "eq3_triples":
         from .kernels.eq3 import eq3_triples
 
@@ -120,7 +120,7 @@ def _non_optimal_majority(flat, start, lengths, target, nxt, n_opt, query, row, 
 def eq3_triples(flat, start, lengths, target, nxt, n_opt, query, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(a, b, q)``: every distinct ``(x_l, x_l', x_L)`` with ``l`` optimal and ``l'`` a non-optimal
     position of a sample with an optimal position, in order of first occurrence (sample, then ``l``,
-    then ``l'``), as :func:`ntpcheck.kernels.eq3.eq3_triples`."""
+    then ``l'``), as :func:`ntpcheck.transformer.kernels.eq3.eq3_triples`."""
     n_opt = np.asarray(n_opt, dtype=np.int64)
     small = _small(lengths) and int(np.sum(n_opt * (np.asarray(lengths) - n_opt))) <= 4 * NUMPY_POSITIONS  # pairs too
     return (NUMPY["eq3_triples"] if small else _compiled("eq3_triples"))(flat, start, lengths, target, nxt, n_opt, query, V)

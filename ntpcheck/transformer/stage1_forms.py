@@ -2,7 +2,7 @@
 
 Both need Assumption 2 (orthonormal embeddings) and a collocation that is a
 function, where Eq. (2) has the closed form ``W*_ov = sum_x (e_{n(x)} -
-1/|V|) x^T`` (:func:`ntpcheck.maxmargin.eq2_closed_form`).
+1/|V|) x^T`` (:func:`ntpcheck.transformer.maxmargin.eq2_closed_form`).
 
 * :func:`stage1_closed_form`: the exact NGD trajectory ``W_ov^(t) = t eta_0
   W*_ov/||W*_ov||`` (what stage 2 starts from, without running stage 1).
@@ -57,7 +57,7 @@ def idealised_stage1(st: Structure, E: np.ndarray, margin: float) -> np.ndarray:
     """``margin * W*_ov``: the value matrix whose stage-1 margins all equal ``margin``.
 
     Under Assumption 2 every margin ``(e_{n(x)} - e_i)^T W*_ov x`` of the
-    closed form is exactly 1 (:func:`ntpcheck.maxmargin.eq2_closed_form`), so
+    closed form is exactly 1 (:func:`ntpcheck.transformer.maxmargin.eq2_closed_form`), so
     every margin of the result equals ``margin`` and the other differences
     vanish, as Appendix C.1 assumes from Lemma 4 on (with ``margin = A``).
 

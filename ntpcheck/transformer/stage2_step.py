@@ -1,18 +1,18 @@
 """The stage-2 gradient as a training loop needs it: Eq. (6) with the constants hoisted.
 
-:func:`ntpcheck.model.grad_kq` is the reference; :func:`stage2_grad_fn`
+:func:`ntpcheck.transformer.model.grad_kq` is the reference; :func:`stage2_grad_fn`
 returns a closure ``W_kq -> (grad, L, phi)`` that computes the same numbers
 (tested to 1e-12 relative) faster, with two paths:
 
 * after stage 1 from zero with canonical embeddings, every value column has
   Lemma 3's exact shape ``a_i e_{t_i} + b_i 1`` (:func:`lemma3_structure`),
   and the step is O(N L) with no |V|-sized array per sample, compiled with
-  the samples in parallel (:func:`ntpcheck.kernels.stage2_structured`);
+  the samples in parallel (:func:`ntpcheck.transformer.kernels.stage2_structured`);
 * otherwise the dense path, O(N L |V|), compiled with the samples in
-  parallel (:func:`ntpcheck.kernels.stage2_dense`).
+  parallel (:func:`ntpcheck.transformer.kernels.stage2_dense`).
 
 Both apply the softmax Jacobian in the centred form
-(:func:`ntpcheck.model.softmax_backward_centred`), which keeps equal tokens'
+(:func:`ntpcheck.transformer.model.softmax_backward_centred`), which keeps equal tokens'
 exact cancellation where it matters (see there).
 """
 
@@ -49,7 +49,7 @@ def lemma3_structure(U: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, arr: SampleArrays):
     """``W_kq -> (grad, L, phi)`` in O(N L) for value columns ``a_i e_{t_i} + b_i 1`` (canonical
-    embeddings), compiled with the samples in parallel (:func:`ntpcheck.kernels.stage2_structured`;
+    embeddings), compiled with the samples in parallel (:func:`ntpcheck.transformer.kernels.stage2_structured`;
     bit for bit the same numbers whatever the thread count)."""
     from .kernels import sample_args, stage2_structured
 
@@ -67,7 +67,7 @@ def _structured_stage2(t_of: np.ndarray, a_of: np.ndarray, arr: SampleArrays):
 
 def _dense_stage2(U: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     """``W_kq -> (grad, L, phi)`` for any value columns ``U = W_ov E``, O(N L |V|), compiled with the
-    samples in parallel (:func:`ntpcheck.kernels.stage2_dense`; bit for bit the serial loop's
+    samples in parallel (:func:`ntpcheck.transformer.kernels.stage2_dense`; bit for bit the serial loop's
     numbers whatever the thread count); scores ``E^T W_kq E`` and the gradient ``E G E^T`` by BLAS."""
     from .kernels import sample_args, stage2_dense
 
@@ -89,12 +89,12 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
     """``W_kq -> (grad_{W_kq} L, L, phi)`` for a frozen ``W_ov``, with the constants hoisted.
 
     Same mathematics as :func:`grad_kq` (which stays the reference), sample by
-    sample as in :mod:`ntpcheck.kernels`: the value columns ``U = W_ov E`` do not
+    sample as in :mod:`ntpcheck.transformer.kernels`: the value columns ``U = W_ov E`` do not
     change during stage 2, so they are computed once.  With canonical embeddings
     and value columns of Lemma 3's exact shape (:func:`lemma3_structure`, the
     case after stage 1) the O(N L) :func:`_structured_stage2` is used, otherwise
     the O(N L |V|) :func:`_dense_stage2`.  The softmax Jacobian is applied in the
-    centred form (:func:`ntpcheck.model.softmax_backward_centred`).
+    centred form (:func:`ntpcheck.transformer.model.softmax_backward_centred`).
     """
     U = _token_values(Wov, E)
     # The structured path pays off when |V| exceeds a few L_max (dense: N L |V|, structured: N L;
@@ -106,7 +106,7 @@ def stage2_grad_fn(Wov: np.ndarray, E: np.ndarray | None, arr: SampleArrays):
 
 
 def compiled_args(Wov: np.ndarray, E: np.ndarray, arr: SampleArrays) -> tuple:
-    """The stage-2 arguments of the compiled loops (:mod:`ntpcheck.kernels`): ``E``, whether it is
+    """The stage-2 arguments of the compiled loops (:mod:`ntpcheck.transformer.kernels`): ``E``, whether it is
     canonical, the value columns ``U^T`` (``U = W_ov E``), and the sample arrays."""
     from .kernels import embedding_args, sample_args
 
@@ -117,12 +117,12 @@ def compiled_args(Wov: np.ndarray, E: np.ndarray, arr: SampleArrays) -> tuple:
 
 def gradients_at(Wov: np.ndarray, Ws: np.ndarray, E: np.ndarray, arr: SampleArrays) -> np.ndarray:
     """``grad_{W_kq} L`` (Eq. 6) at every ``W_kq = Ws[k]``, shape ``(k, d, d)``, in one compiled
-    call (:func:`ntpcheck.kernels.stage2_gradients`; equal to :func:`ntpcheck.model.grad_kq` to rounding).
+    call (:func:`ntpcheck.transformer.kernels.stage2_gradients`; equal to :func:`ntpcheck.transformer.model.grad_kq` to rounding).
 
     Examples
     --------
     >>> import numpy as np, ntpcheck
-    >>> from ntpcheck.model import grad_kq
+    >>> from ntpcheck.transformer.model import grad_kq
     >>> arr = ntpcheck.load("example1").arrays
     >>> Wov, Ws = np.eye(4), np.random.default_rng(0).standard_normal((3, 4, 4))
     >>> G = gradients_at(Wov, Ws, np.eye(4), arr)

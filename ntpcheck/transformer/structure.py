@@ -19,7 +19,7 @@ Definitions implemented
   ``n(x_l) = n(X^(n))``.  Eq. (3) uses them.
 
 No assumption is required: everything here is defined on any dataset, and
-:mod:`ntpcheck.assumptions` reports what fails.
+:mod:`ntpcheck.transformer.assumptions` reports what fails.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ class Structure:
     @cached_property
     def ragged(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(flat, start, lengths, target, nxt)``: the samples in the ragged form of
-        :mod:`ntpcheck.kernels.roles` (sentence ``n`` is ``flat[start[n] : start[n] + lengths[n]]``,
+        :mod:`ntpcheck.transformer.kernels.roles` (sentence ``n`` is ``flat[start[n] : start[n] + lengths[n]]``,
         its next token ``target[n]``) and ``nxt`` = :attr:`next_index`."""
         ds = self.dataset
         return ds.chain_indices, ds.sample_starts, ds.sentence_lengths, ds.target_indices, self.next_index
@@ -181,7 +181,7 @@ class Structure:
     @cached_property
     def n_optimal(self) -> np.ndarray:
         """``(N,)``: ``|I(n)|``, the number of optimal positions of each sample
-        (:func:`ntpcheck.roles.optimal_counts`: numpy for small data, compiled for large)."""
+        (:func:`ntpcheck.transformer.roles.optimal_counts`: numpy for small data, compiled for large)."""
         from .roles import optimal_counts
 
         return optimal_counts(*self.ragged)
@@ -237,7 +237,7 @@ class Structure:
         One triple per ``n``, ``l in I(n)``, ``l' not in I(n)``, duplicates
         removed (the constraint depends only on the tokens), in order of first
         occurrence (sample, then ``l``, then ``l'``)
-        (:func:`ntpcheck.roles.eq3_triples`: numpy for small data, compiled for large).  These are also the
+        (:func:`ntpcheck.transformer.roles.eq3_triples`: numpy for small data, compiled for large).  These are also the
         edges ``x_l >_q x_l'`` of the orders of Definition 1.
         """
         from .roles import eq3_triples
@@ -274,7 +274,7 @@ class Structure:
         The two ends of the pairs of :attr:`eq3_index`, without listing the pairs: a token is
         optimal (1) at an optimal position of a sample with a non-optimal one, and non-optimal
         (2) at a non-optimal position of a sample with an optimal one
-        (:func:`ntpcheck.roles.role_codes`: numpy for small data, compiled for large).
+        (:func:`ntpcheck.transformer.roles.role_codes`: numpy for small data, compiled for large).
         """
         from .roles import role_codes
 

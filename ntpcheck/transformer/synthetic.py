@@ -93,7 +93,7 @@ def random_realizable_dataset(n_vocab: int = 20, n_samples: int = 90, max_len: i
     """A random prefix-closed dataset satisfying Assumptions 1-3, of about ``n_samples`` samples.
 
     The same construction as :func:`strategies.realizable_datasets`
-    (:class:`ntpcheck.construct.DatasetBuilder`), driven by a seeded RNG
+    (:class:`ntpcheck.transformer.construct.DatasetBuilder`), driven by a seeded RNG
     rather than Hypothesis, so that the paper's Section 7 scale (|V| = 20,
     ~90 samples) is reached at once.  Vocabulary ``A ... T`` (padded to ``n_vocab``).
 

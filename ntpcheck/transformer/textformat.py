@@ -9,7 +9,7 @@ Grammar (one statement per line; ``#`` starts a comment)::
     B E -> C @ 2.5        # optional relative weight (default 1)
 
 Lines end with LF, CRLF or CR alike; one byte-order mark at the start of
-the text is dropped.  Tokens are checked by :func:`ntpcheck.data.validate_token`
+the text is dropped.  Tokens are checked by :func:`ntpcheck.common.data.validate_token`
 (no ``->``, ``@``, ``#``, invisible or control characters inside a token, and
 no look-alike of the arrow such as ``=>``, ``-->``, a lone ``>`` or Unicode's
 arrows; errors give the line and column).  Text that would otherwise be read
@@ -20,7 +20,7 @@ alike); tokens are not normalised.
 
 A header of comment lines may give the training setting of the data (a
 printed counterexample carries one, so that it replays on its own;
-:mod:`ntpcheck.textheader`)::
+:mod:`ntpcheck.transformer.textheader`)::
 
     # claim: Cor. 1 [k=5]
     # parameters: T = 3000, T' = 0, eta0 = 1.420695323147099, eta = 0.035355339059327376
@@ -33,7 +33,7 @@ printed counterexample carries one, so that it replays on its own;
 dataset; :func:`loads` checks it and returns the dataset alone.  Other
 comments stay comments.
 
-Limits, checked before anything is built (:class:`ntpcheck.errors.ResourceLimitError`):
+Limits, checked before anything is built (:class:`ntpcheck.common.errors.ResourceLimitError`):
 a file of at most :data:`MAX_FILE_BYTES`, a line of at most
 :data:`MAX_LINE_TOKENS` tokens, at most :data:`MAX_VOCAB` distinct tokens, and
 at most :data:`MAX_POSITIONS` token positions over all samples (a sequence
@@ -119,7 +119,7 @@ def _check_tokens(words: list[str], lineno: int, source: str | None, line: str =
 
 
 def loads(text: str, name: str | None = None, source: str | None = None) -> Dataset:
-    """Parse a dataset from its text (a header, :mod:`ntpcheck.textheader`, is checked
+    """Parse a dataset from its text (a header, :mod:`ntpcheck.transformer.textheader`, is checked
     but not returned: see :func:`loads_with_header`).
 
     Parameters
@@ -148,7 +148,7 @@ def loads(text: str, name: str | None = None, source: str | None = None) -> Data
 
 
 def loads_with_header(text: str, name: str | None = None, source: str | None = None) -> tuple[Dataset, Header]:
-    """:func:`loads`, with the setting its header gives (:class:`~ntpcheck.textheader.Header`).
+    """:func:`loads`, with the setting its header gives (:class:`~ntpcheck.transformer.textheader.Header`).
 
     Examples
     --------
@@ -300,7 +300,7 @@ def load(path_or_name: str | os.PathLike) -> Dataset:
     """Load a dataset from a file, or a built-in dataset by name.
 
     A path that exists is read as a file; otherwise the name is looked up
-    among the built-in datasets (:func:`ntpcheck.builtin.names`).
+    among the built-in datasets (:func:`ntpcheck.transformer.builtin.names`).
 
     Examples
     --------

@@ -15,7 +15,7 @@ a fixed worked example is checked on other data only when named so).
 ``parameters:`` gives Algorithm 1's steps ``T`` and ``T'`` (required) and
 optionally its step sizes ``eta0``, ``eta`` (the paper's defaults when left
 out) and ``stage1_margin`` (stage 1 idealised, Appendix C.1).
-``algorithm:`` names a training variant of :data:`ntpcheck.algorithms.VARIANTS`
+``algorithm:`` names a training variant of :data:`ntpcheck.transformer.algorithms.VARIANTS`
 (it needs a ``parameters:`` line).  ``embeddings:`` is ``canonical`` or
 ``d x |V|`` followed by exactly ``d`` comment lines of ``|V|`` numbers: column
 ``k`` embeds the ``k``-th token of the vocabulary (the ``vocab:`` line, else
@@ -63,7 +63,7 @@ MAX_DIM = 100_000
 @dataclass(frozen=True)
 class Header:
     """A header's values, each None when its line is absent: ``params`` (the
-    :class:`~ntpcheck.instance.Instance` fields ``T``, ``T2``, ``eta0``, ``eta``,
+    :class:`~ntpcheck.transformer.instance.Instance` fields ``T``, ``T2``, ``eta0``, ``eta``,
     ``stage1_margin``), the ``algorithm``'s name and the ``embeddings``; ``at``: the
     line of each key read, and ``source`` the file, for errors found later."""
 

@@ -15,7 +15,7 @@ matrix whose stage-1 margins all equal a given value (the paper's ``A`` of
 Corollary 1, computed by :func:`ntpcheck.properties.huang2024.bounds.A`),
 i.e. ``margin * W*_ov`` under Assumption 2.
 
-Stage 1 uses a log-scaled gradient (:func:`ntpcheck.model.stage1_grad_scaled`),
+Stage 1 uses a log-scaled gradient (:func:`ntpcheck.transformer.model.stage1_grad_scaled`),
 so its direction stays exact after the loss underflows.  If a stage-2
 gradient underflows to zero (or stops being finite) training stops cleanly;
 :attr:`StageTrajectory.stopped` says at which step and why.
@@ -238,8 +238,8 @@ def run_stage2(
 ) -> StageTrajectory:
     """Stage 2 of Algorithm 1 with ``W_ov`` frozen, from ``W_kq0`` (default 0).
 
-    ``compiled``: run the loop compiled (:mod:`ntpcheck.kernels`) or in numpy
-    (:func:`ntpcheck.stage2_step.stage2_grad_fn`); by default compiled while a
+    ``compiled``: run the loop compiled (:mod:`ntpcheck.transformer.kernels`) or in numpy
+    (:func:`ntpcheck.transformer.stage2_step.stage2_grad_fn`); by default compiled while a
     step's dense work ``N L_max |V|`` is at most :data:`COMPILED_MAX_WORK` and the
     embeddings are canonical or small (:func:`_use_compiled`).  Both compute the same
     numbers to rounding.
@@ -260,9 +260,9 @@ def run_stage2(
     return rec.result(W, stopped, t0)
 
 
-#: Stage 2 runs as one compiled loop (:mod:`ntpcheck.kernels`) while a step's dense work
+#: Stage 2 runs as one compiled loop (:mod:`ntpcheck.transformer.kernels`) while a step's dense work
 #: ``N L_max |V|`` is at most this; above it numpy's vectorised paths
-#: (:func:`ntpcheck.stage2_step.stage2_grad_fn`) are as fast or faster.
+#: (:func:`ntpcheck.transformer.stage2_step.stage2_grad_fn`) are as fast or faster.
 COMPILED_MAX_WORK = 2**18
 #: Bytes of recorded steps the compiled loop buffers before the recorder reduces them.
 _COMPILED_BUFFER_BYTES = 8 * 2**20
@@ -306,11 +306,11 @@ def _next_chunk(chunk: int, steps: int, seconds: float) -> int:
 
 def _ngd_compiled(block, W0: np.ndarray, n_steps: int, eta: float, rec: Recorder, stride: int,
                   extra_shape: tuple, *args) -> tuple[np.ndarray, str | None]:
-    """:func:`_ngd` run by a compiled ``block`` of :mod:`ntpcheck.kernels` (``block(W, t, stop, n_steps,
+    """:func:`_ngd` run by a compiled ``block`` of :mod:`ntpcheck.transformer.kernels` (``block(W, t, stop, n_steps,
     recorded, eta, *args, *buffers)``), whose recorded steps are handed to ``rec`` a buffer at a time;
     ``extra_shape`` is the shape of what a step records besides ``W`` (stage 2: the attention).
     The loop runs in chunks of about :data:`_CHUNK_SECONDS` (:func:`_next_chunk`), with
-    :func:`ntpcheck.interrupt.check` between them; the steps are the same whatever the chunks."""
+    :func:`ntpcheck.common.interrupt.check` between them; the steps are the same whatever the chunks."""
     from . import kernels
 
     W = np.array(W0, dtype=float, order="C")
@@ -351,7 +351,7 @@ def train(
     references : (W_ov_ref, W_kq_ref), optional
         Directions for the alignment curves; by default the max-margin
         solutions ``W*_ov`` (Eq. 2) and ``W*_kq`` (Eq. 3), computed by
-        :func:`ntpcheck.maxmargin.reference_solutions`.
+        :func:`ntpcheck.transformer.maxmargin.reference_solutions`.
 
     Examples
     --------

@@ -16,7 +16,7 @@ from typing import Callable
 
 import pytest
 
-from ntpcheck.app.cli import main
+from ntpcheck.app.cli.cli import main
 
 
 @dataclass(frozen=True)
@@ -288,7 +288,7 @@ def test_a_closed_standard_output_is_no_traceback(tmp_path):
     import subprocess
     import sys
 
-    p = subprocess.run([sys.executable, "-m", "ntpcheck.app.cli", "check", "example1"], stdout=None, stderr=subprocess.PIPE,
+    p = subprocess.run([sys.executable, "-m", "ntpcheck.app.cli.cli", "check", "example1"], stdout=None, stderr=subprocess.PIPE,
                        text=True, timeout=300, cwd=tmp_path, preexec_fn=lambda: os.close(1))
     assert "Traceback" not in p.stderr and p.returncode in (0, 1, 2), p.stderr
 
@@ -332,12 +332,12 @@ def _umask() -> int:
 
 @pytest.mark.parametrize("command, claims", [("verify", "Ex. 1,Eq. 5"), ("matrix", "Eq. 5")])
 def test_json_outputs_match_their_schema(command, claims, tmp_path, capsys):
-    """The verify and matrix JSON validate against the schemas shipped in ntpcheck/app/schemas,
+    """The verify and matrix JSON validate against the schemas shipped in ntpcheck/app/rendering/schemas,
     written to a file and to standard output alike (stdout then holds nothing else)."""
     jsonschema = pytest.importorskip("jsonschema")
     from importlib import resources
 
-    schema = json.loads(resources.files("ntpcheck.app").joinpath(f"schemas/{command}.schema.json").read_text())
+    schema = json.loads(resources.files("ntpcheck.app.rendering").joinpath(f"schemas/{command}.schema.json").read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     path = tmp_path / "out.json"
     assert main([command, "--claims", claims, "--profile", "quick", "--json", str(path)]) == 0
@@ -352,7 +352,7 @@ def test_synthetic_generator_names_the_size_it_reached():
     with approximate=True (the Section 7 setups' "about 90") it does not."""
     import warnings
 
-    from ntpcheck.synthetic import random_realizable_dataset
+    from ntpcheck.transformer.synthetic import random_realizable_dataset
 
     with pytest.warns(UserWarning, match=r"reached \d+ of the 10000 samples"):
         ds = random_realizable_dataset(10, 10_000)

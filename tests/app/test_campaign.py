@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from ntpcheck.app.cli import main
+from ntpcheck.app.cli.cli import main
 
 RUN = ["campaign", "--claims", "Lemma 1,Lemma 3", "--profile", "quick", "--minutes", "0.05"]
 
@@ -63,7 +63,7 @@ def test_a_campaign_file_holds_one_campaign(tmp_path, monkeypatch, capsys):
 def test_a_cut_last_line_is_dropped_before_the_next_batch(tmp_path):
     """A campaign killed mid-write leaves its last line cut; the next run drops that partial line
     (no finished batch is in it) so the file stays readable; a whole last line only gets its newline."""
-    from ntpcheck.app.campaign import _end_line
+    from ntpcheck.app.scaleout.campaign import _end_line
 
     path = tmp_path / "c.jsonl"
     path.write_text('{"a": 1}\n{"cut')

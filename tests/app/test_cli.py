@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from ntpcheck.app.cli import main
+from ntpcheck.app.cli.cli import main
 
 
 def run(capsys, *argv):
@@ -148,7 +148,7 @@ def test_streamed_tables_are_the_plain_json():
 
     import numpy as np
 
-    from ntpcheck.app.output import ColumnTable, json_text
+    from ntpcheck.app.rendering.output import ColumnTable, json_text
 
     M = np.arange(12.0).reshape(3, 4) / 7
     obj = {"a": 1, "t": ColumnTable(M, ["x", "y", "z"], ["q", "r"], [3, 0]), "u": ColumnTable(M, "xyz", [])}

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from ntpcheck.app.cli import build_parser, main
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.app.cli.cli import build_parser, main
+from ntpcheck.common.errors import NTPCheckError
 from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import select_claims
 
@@ -150,7 +150,7 @@ def test_check_exit_status(capsys, tmp_path, text, code):
 
 
 def test_check_exit_1_is_documented():
-    import ntpcheck.app.cli as cli
+    import ntpcheck.app.cli.cli as cli
 
     assert "1 when ``check``" in cli.__doc__
     helps = {a.dest: a.help for a in build_parser()._subparsers._group_actions[0]._choices_actions}
@@ -188,7 +188,7 @@ def test_large_tables_stream_to_a_file(tmp_path):
     """``--json PATH`` streams compact tables into the file as it does to stdout: same document."""
     import numpy as np
 
-    from ntpcheck.app.output import ColumnTable, json_text, write_json
+    from ntpcheck.app.rendering.output import ColumnTable, json_text, write_json
 
     obj = {"a": 1, "t": ColumnTable(np.arange(12.0).reshape(3, 4), "xyz", ["q", "r", "s", "u"])}
     write_json(str(tmp_path / "t.json"), obj, compact=True)
@@ -222,7 +222,7 @@ def test_defaults_still_apply(capsys):
     assert code == 0 and (d["profile"], d["seed"]) == ("default", 0)
     code, out, _ = run(capsys, "verify", "--dataset", "example1", "--claims", "Ex. 1", "--json", "-")
     assert code == 0 and len(json.loads(out)["claims"]) == 1
-    from ntpcheck.app.options import check_options
+    from ntpcheck.app.cli.options import check_options
 
     for argv, want in ((["matrix"], ("default", 0, True)), (["verify"], ("default", 0, True)),
                        (["matrix", "--profile", "thorough", "--seed", "4", "--no-pinned"], ("thorough", 4, False))):

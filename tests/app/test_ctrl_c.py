@@ -157,7 +157,7 @@ def test_ctrl_c_in_other_commands(tmp_path, argv, ready):
 def test_ctrl_c_while_the_command_starts(tmp_path, delay):
     """The installed ``ntpcheck`` script, interrupted while its modules load (before any work):
     one line, 130.  (Python's own start, the first tens of milliseconds, is out of reach: a
-    Ctrl-C then is Python's.  A stale script from before ``ntpcheck.app.command`` needs
+    Ctrl-C then is Python's.  A stale script from before ``ntpcheck.app.cli.command`` needs
     ``pip install -e .``.)"""
     script = os.path.join(os.path.dirname(sys.executable), "ntpcheck")
     if not os.path.exists(script):

@@ -24,7 +24,7 @@ import pytest
 pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
 
-from ntpcheck.app.cli import main  # noqa: E402
+from ntpcheck.app.cli.cli import main  # noqa: E402
 
 CLAIMS = "Lemma 1,Lemma 3"
 VERIFY = ["verify", "--claims", CLAIMS, "--profile", "quick"]
@@ -66,7 +66,7 @@ def test_local_cluster_gives_the_json_of_one_worker(in_process, tmp_path, capsys
         assert identity(doc) == identity(in_process[name])
         assert doc["executor"]["kind"] == "dask-local" and doc["executor"]["workers"] == 2
         assert "executor" not in in_process[name]  # --workers 1's JSON is what it was
-        schema = json.loads(resources.files("ntpcheck.app").joinpath(f"schemas/{name}.schema.json").read_text())
+        schema = json.loads(resources.files("ntpcheck.app.rendering").joinpath(f"schemas/{name}.schema.json").read_text())
         jsonschema.validate(doc, schema)
     err = capsys.readouterr().err
     assert re.search(r"\[\d/2\] Lemma 3: holds \(8/8 tested/drawn, [\d.]+ s, worker tcp://127\.0\.0\.1:\d+\)", err), err
@@ -230,7 +230,7 @@ def _alive(p) -> bool:
 def test_without_dask_the_error_names_the_extra(tmp_path):
     """Dask missing: one line naming the extra, exit 2, before any work."""
     code = ("import sys; sys.modules['distributed'] = None\n"
-            "from ntpcheck.app.cli import main; sys.exit(main(['verify', '--claims', 'Lemma 1', '--workers', '2']))")
+            "from ntpcheck.app.cli.cli import main; sys.exit(main(['verify', '--claims', 'Lemma 1', '--workers', '2']))")
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, r.stderr
     assert r.stderr.strip() == ('ntpcheck: error: --workers 2 needs Dask, an optional extra: pip install "ntpcheck[dask]" '
@@ -244,7 +244,7 @@ def test_a_port_that_accepts_and_stays_silent_is_refused_in_one_line(monkeypatch
     import time
 
     from ntpcheck.app.scaleout import dask_connect
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     monkeypatch.setattr(dask_connect, "CONNECT_TIMEOUT", 1)
     server = socket.socket()
@@ -298,7 +298,7 @@ def test_local_workers_run_one_thread_of_everything():
     thread, so that N workers do not start N x cores threads on N cores."""
     import os
 
-    from ntpcheck.app.executor import open_executor
+    from ntpcheck.app.scaleout.executor import open_executor
 
     before = os.environ.get("NUMBA_NUM_THREADS")
     with open_executor(2, None) as ex:

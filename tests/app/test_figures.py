@@ -4,8 +4,8 @@ import csv
 
 import numpy as np
 
-from ntpcheck.app.cli import main
-from ntpcheck.atomic import atomic_write_bytes
+from ntpcheck.app.cli.cli import main
+from ntpcheck.common.atomic import atomic_write_bytes
 
 
 def test_reproduce_figure2_writes_png_and_csv(tmp_path, capsys):
@@ -19,7 +19,7 @@ def test_reproduce_figure2_writes_png_and_csv(tmp_path, capsys):
         assert name in curves
     # The CSV agrees with an independent run of the same experiment.
     from ntpcheck import TrainingConfig, analyse, train
-    from ntpcheck.synthetic import random_realizable_dataset
+    from ntpcheck.transformer.synthetic import random_realizable_dataset
 
     traj = train(analyse(random_realizable_dataset(20, 90, seed=3, approximate=True)), TrainingConfig(record_attention=False))
     for name, stage in (("stage1_loss", traj.stage1.loss), ("stage2_loss", traj.stage2.loss), ("stage2_norm", traj.stage2.norm)):
@@ -32,7 +32,7 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
     f = tmp_path / "out.json"
     atomic_write_bytes(str(f), b"old")
 
-    import ntpcheck.atomic as fig
+    import ntpcheck.common.atomic as fig
 
     orig = fig.os.replace
     try:

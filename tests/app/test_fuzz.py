@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ntpcheck
 from ntpcheck import DatasetFormatError, TrainingConfig, loads, train
-from ntpcheck.app.cli import main
+from ntpcheck.app.cli.cli import main
 
 WORDS = ["A", "B", "C", "->", "@", "@2", "#", "vocab:", "1e999", "-1", "0", "nan", "inf", "1e-320",
          "1e300", "é", "a->b", "@@", "->->", "vocab", "\t", "A#B", "12", "2.5"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ntpcheck.app.cli import main
+from ntpcheck.app.cli.cli import main
 
 
 def test_every_listed_instance_replays_to_its_verdict(tmp_path, capsys):

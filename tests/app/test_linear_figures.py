@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpcheck.app.linear_figures import FIG1_SUPPORTS, fig12_data, fig345_data
+from ntpcheck.app.report.linear_figures import FIG1_SUPPORTS, fig12_data, fig345_data
 
 
 def test_fig12_data_and_caption():
@@ -33,7 +33,7 @@ def test_fig345_data_as_described():
 def test_reproduce_writes_png_and_csv(tmp_path, capsys):
     from matplotlib.image import imread
 
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     assert main(["reproduce", "linear-fig12", "--out", str(tmp_path)]) == 0
     png = imread(tmp_path / "thrampoulidis_fig12.png")
@@ -61,7 +61,7 @@ def test_bridge_contexts():
 
 
 def test_embeddings_reading_only_for_fig345(tmp_path, capsys):
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     assert main(["reproduce", "linear-fig12", "--embeddings-reading", "unit", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()

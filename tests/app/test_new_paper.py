@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ntpcheck.app.cli import main
-from ntpcheck.app.new_paper import files
+from ntpcheck.app.cli.cli import main
+from ntpcheck.app.cli.new_paper import files
 
 NAME = "demo"
 

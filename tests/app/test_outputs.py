@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from ntpcheck.app.cli import main
+from ntpcheck.app.cli.cli import main
 
 QUICK = ["verify", "--claims", "Ex. 1"]  # a verify run of well under a second
 
@@ -159,7 +159,7 @@ def test_compiled_training_in_chunks_is_bit_for_bit_the_same(monkeypatch):
 
 def test_a_ctrl_c_lost_in_a_finaliser_is_raised_again(capsys):
     """A KeyboardInterrupt raised inside ``__del__`` is dropped by Python ("Exception ignored");
-    :func:`ntpcheck.interrupt.check` raises it again, and nothing is printed."""
+    :func:`ntpcheck.common.interrupt.check` raises it again, and nothing is printed."""
     import signal
 
     from ntpcheck.common import interrupt
@@ -204,7 +204,7 @@ def test_a_write_removes_the_temporaries_a_killed_run_left(tmp_path, capsys):
     write into that directory removes those of processes that no longer exist, and nothing else."""
     import os
 
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     stale, live, mine = ".ntpcheck-999999999-a.tmp", f".ntpcheck-{os.getpid()}-b.tmp", "notes.tmp"
     for name in (stale, live, mine):
@@ -220,8 +220,8 @@ def test_a_report_directory_filled_meanwhile_keeps_both_runs_files(tmp_path):
 
     import pytest
 
-    from ntpcheck.atomic import published_directory
-    from ntpcheck.errors import OutputPathError
+    from ntpcheck.common.atomic import published_directory
+    from ntpcheck.common.errors import OutputPathError
 
     out = tmp_path / "report"
     with pytest.raises(OutputPathError, match="filled by another run meanwhile"):
@@ -269,7 +269,7 @@ def test_a_report_over_the_file_size_limit_names_the_report_not_a_staging_file(t
         resource.setrlimit(resource.RLIMIT_FSIZE, (20 * 1024, 20 * 1024))
 
     out = tmp_path / "report"
-    p = subprocess.run([sys.executable, "-m", "ntpcheck.app.cli", "verify", "--claims", "Lemma 1", "--workers", "1",
+    p = subprocess.run([sys.executable, "-m", "ntpcheck.app.cli.cli", "verify", "--claims", "Lemma 1", "--workers", "1",
                         "--report", str(out)], capture_output=True, text=True, preexec_fn=limit, timeout=300)
     assert p.returncode == 2, p.stderr
     last = p.stderr.strip().splitlines()[-1]

@@ -20,7 +20,7 @@ import ntpcheck
 from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.huang2024 import findings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: A conjecture false on every dataset with two samples or more (so any run finds it); each
 #: checked dataset is appended to $NTP_LOG, so a test can see which examples were tried, in order.
@@ -177,7 +177,7 @@ def test_python_m_ntpcheck_is_the_cli():
 def test_verify_on_a_dataset_reports_the_conclusion(tmp_path):
     """``ntpcheck verify --dataset``: outside-hypotheses where the data break a listed
     assumption, with ``conclusion_holds`` saying whether the conclusion held there."""
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     data = tmp_path / "p2.txt"
     data.write_text(ntpcheck.dumps(findings.prop2_counterexample().dataset))

@@ -1,5 +1,5 @@
-"""The report's figures and pages (:mod:`ntpcheck.app.claimfigure`, :mod:`ntpcheck.app.reportmd`,
-:mod:`ntpcheck.app.reporthtml`), checked on the matplotlib Figure objects, not on pixels, and the
+"""The report's figures and pages (:mod:`ntpcheck.app.report.claimfigure`, :mod:`ntpcheck.app.report.reportmd`,
+:mod:`ntpcheck.app.report.reporthtml`), checked on the matplotlib Figure objects, not on pixels, and the
 HTML page in a real headless browser.
 
 One quick run of every claim of every registered paper is shared by the module (``items``)."""
@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from ntpcheck.app.claimfigure import figure_kind, instances_caption
-from ntpcheck.app.figstyle import MIN_FONT, instance_caption
-from ntpcheck.app.reporthtml import html_report
-from ntpcheck.app.reportmd import _unique, markdown, report_items
+from ntpcheck.app.report.claimfigure import figure_kind, instances_caption
+from ntpcheck.app.report.figstyle import MIN_FONT, instance_caption
+from ntpcheck.app.report.reporthtml import html_report
+from ntpcheck.app.report.reportmd import _unique, markdown, report_items
 from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import FigureSpec, Outcome, Verdict, run_claims
 from ntpcheck.properties.framework.figure import DEFAULT_FIGURE, thin_indices, trace_of
@@ -161,7 +161,7 @@ def test_html_report_in_a_real_browser(items, tmp_path):
 
 
 def test_heatmap_writes_counts_in_cells_and_maps_links_to_them():
-    from ntpcheck.app.matrixreport import Grid, heatmap
+    from ntpcheck.app.report.matrixreport import Grid, heatmap
 
     cols = ["algorithm-1", "gd", "joint-ngd", "adam", "minibatch", "factorised", "random-init"]
     g = Grid("paper: each claim under each training algorithm", "training algorithm", ["A", "B [reading]"], cols, note="n/m")
@@ -180,7 +180,7 @@ def test_heatmap_writes_counts_in_cells_and_maps_links_to_them():
 def test_matrix_report_links_each_falsified_cell_to_its_counterexample(tmp_path):
     import re
 
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     out = tmp_path / "m"
     assert main(["matrix", "--profile", "quick", "--claims", "Prop. 2 [Section 3 setting]", "--report", str(out)]) == 0

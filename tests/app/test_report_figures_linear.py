@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from ntpcheck.app.claimfigure import figure_kind
-from ntpcheck.app.reportmd import report_items
+from ntpcheck.app.report.claimfigure import figure_kind
+from ntpcheck.app.report.reportmd import report_items
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import run_claims
 from ntpcheck.properties.thrampoulidis2024.figspecs import FIGURES
@@ -68,7 +68,7 @@ def test_limits_are_drawn_on_log_axes_with_their_trend(items):
 def test_report_html_images_resolve_in_a_browser(tmp_path):
     """``ntpcheck verify --paper thrampoulidis2024 --profile quick --report DIR``: report.html has one
     image per claim with tested instances, and all of them load in headless Chromium."""
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     from tests import browser
 

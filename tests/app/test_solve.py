@@ -13,11 +13,11 @@ import pytest
 
 import ntpcheck
 from ntpcheck.transformer import maxmargin as mm
-from ntpcheck.app.cli import build_parser, main
-from ntpcheck.app.npz import write_npz
+from ntpcheck.app.cli.cli import build_parser, main
+from ntpcheck.app.cli.npz import write_npz
 from ntpcheck.properties.huang2024.bounds import prop2_matrix
-from ntpcheck.synthetic import solver_dataset
-from ntpcheck.textformat import dumps
+from ntpcheck.transformer.synthetic import solver_dataset
+from ntpcheck.transformer.textformat import dumps
 
 def _json_option() -> list[str]:
     """JSON on standard output as ``solve`` takes it: ``--json`` as a flag, or ``--json -``

@@ -1,11 +1,11 @@
-"""``ntpcheck.special`` (plain-numpy logsumexp, softmax, log_softmax; issue 43) against scipy.special."""
+"""``ntpcheck.common.special`` (plain-numpy logsumexp, softmax, log_softmax; issue 43) against scipy.special."""
 
 import numpy as np
 import scipy.special as sp
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import array_shapes, arrays
 
-from ntpcheck.special import log_softmax, logsumexp, softmax
+from ntpcheck.common.special import log_softmax, logsumexp, softmax
 
 FLOATS = st.one_of(st.floats(-800, 800), st.just(-np.inf))  # -inf: a masked-out logit, as the callers use it
 

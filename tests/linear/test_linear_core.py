@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpcheck.errors import DatasetFormatError
+from ntpcheck.common.errors import DatasetFormatError
 from ntpcheck.linear import LinearInstance, NTPData, ce, ce_f, ce_grad, dumps, entropy, excess, loads
 from ntpcheck.linear.autoregressive import appc_ce, entropy_by_length, prefix_ce, reduce
 from ntpcheck.linear.excess import directional_derivative, eq24

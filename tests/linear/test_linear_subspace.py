@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpcheck.errors import InfeasibleProblemError
+from ntpcheck.common.errors import InfeasibleProblemError
 from ntpcheck.linear import NTPData
 from ntpcheck.linear.subspace import anchor_rows, compatibility, pair_rows, subspace, w_star
 from ntpcheck.linear.svm import margin_rows, margins, separability, w_mm, w_mm_exact
@@ -82,7 +82,7 @@ def test_exact_ntp_svm_matches_cvxpy_on_orthogonal_contexts(seed):
 
 
 def test_exact_svm_refuses_non_orthogonal_contexts():
-    from ntpcheck.errors import SolverFailedError
+    from ntpcheck.common.errors import SolverFailedError
 
     with pytest.raises(SolverFailedError):
         w_mm_exact(NTPData(np.array([[1.0, 1.0], [0.0, 1.0]]), np.array([[1, 0], [0, 1]])))

@@ -11,15 +11,15 @@ import json
 import numpy as np
 import pytest
 
-from ntpcheck.app.bench_linear import SIZES, linear_instance, tight_w_mm
-from ntpcheck.blas import single_threaded_blas
-from ntpcheck.errors import InfeasibleProblemError
+from ntpcheck.app.scaleout.bench_linear import SIZES, linear_instance, tight_w_mm
+from ntpcheck.common.blas import single_threaded_blas
+from ntpcheck.common.errors import InfeasibleProblemError
 from ntpcheck.linear import NTPData
 from ntpcheck.linear import svm_active
 from ntpcheck.linear.subspace import anchor_index, anchor_pairs, index_rows, subspace
 from ntpcheck.linear.svm import margin_pairs, margin_rows, margins, svm_problem, w_mm
 from ntpcheck.linear.svm_active import ActiveSetFailed, margin_index, ntp_svm_active_set
-from ntpcheck.maxmargin.kkt import certify
+from ntpcheck.transformer.maxmargin.kkt import certify
 
 #: (d, m, V, seed) at the three benchmark sizes: more seeds where a solve is cheap.
 CASES = [(*SIZES[0], s) for s in range(4)] + [(*SIZES[1], s) for s in range(2)] + [(*SIZES[2], 0)]
@@ -156,7 +156,7 @@ def test_fallback_says_why(monkeypatch):
 def test_bench_linear_cli(capsys, monkeypatch):
     """``ntpcheck bench --linear`` at one small size (in this process: BLAS limited by the environment)."""
     from ntpcheck.app.scaleout import bench_linear
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     for k in bench_linear.BLAS_ENV:
         monkeypatch.setenv(k, "1")
@@ -174,11 +174,11 @@ def test_bench_linear_cli(capsys, monkeypatch):
 def test_bench_linear_child_process(capsys, monkeypatch):
     """Where BLAS cannot be limited in this process, the benchmark runs in a child with OPENBLAS_NUM_THREADS=1."""
     from ntpcheck.app.scaleout import bench_linear
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     for k in bench_linear.BLAS_ENV:
         monkeypatch.delenv(k, raising=False)
-    monkeypatch.setattr("ntpcheck.blas.blas_limiter", lambda: "")
+    monkeypatch.setattr("ntpcheck.common.blas.blas_limiter", lambda: "")
     monkeypatch.setattr(bench_linear, "SIZES", ((4, 3, 3),))
     assert main(["bench", "--linear", "--repeat", "1"]) == 0
     out, err = capsys.readouterr()
@@ -186,7 +186,7 @@ def test_bench_linear_child_process(capsys, monkeypatch):
 
 
 def test_single_threaded_blas_sets_and_restores():
-    from ntpcheck.blas import _openblas, blas_limiter
+    from ntpcheck.common.blas import _openblas, blas_limiter
 
     if blas_limiter() != "openblas":
         pytest.skip(f"BLAS limited by {blas_limiter() or 'nothing'} here")

@@ -1,12 +1,12 @@
 """Every registered claim as a pytest property, through ntpcheck's own pytest plugin.
 
 * ``test_huang2024``: the paper, collected by the plugin
-  (:mod:`ntpcheck.app.pytest_plugin`) as ``claim[<slug>]`` (a Hypothesis
+  (:mod:`ntpcheck.app.pytest_plugin.pytest_plugin`) as ``claim[<slug>]`` (a Hypothesis
   search over the claim's strategy; findings are strict xfails with their
   counterexample pinned; vacuous, outside-hypotheses and inconclusive
   verdicts are skips) and ``sabotage[<slug>]`` (the checker rejects a bound
   1% stronger than the tightest value measured, or a wrong formula or
-  input).  ``pytest tests/test_claims.py -k cor1`` selects Corollary 1.
+  input).  ``pytest tests/properties/test_claims.py -k cor1`` selects Corollary 1.
 * Findings, corrected claims, and reproducibility of ``ntpcheck verify``.
 """
 
@@ -15,7 +15,7 @@ import json
 import pytest
 
 import ntpcheck
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import Verdict, evaluate, run_claim
 from ntpcheck.properties.huang2024 import findings
@@ -55,7 +55,7 @@ def test_corrected_claims_hold_on_the_counterexamples():
 
 
 def _verify_json(tmp_path, name, *extra):
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     out = tmp_path / name
     code = main(["verify", "--profile", "quick", "--claims", "Lemma 1,Prop. 2,Cor. 1", "--json", str(out), *extra])
@@ -80,7 +80,7 @@ def test_verify_is_reproducible(tmp_path):
 
 
 def test_verify_exit_codes(tmp_path, capsys):
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     code, _ = _verify_json(tmp_path, "c.json", "--strict")
     assert code == 1  # Cor. 1 and Prop. 2 [Assumptions 1-2 only] are falsified
@@ -117,7 +117,7 @@ def test_exact_prop2_condition_is_tested_on_both_sides():
 
 
 def test_matrix_json_has_counts_and_counterexamples(tmp_path):
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     out = tmp_path / "m.json"
     assert main(["matrix", "--claims", "Prop. 2", "--no-pinned", "--profile", "quick", "--json", str(out)]) == 0

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import find, strategies as st
 from hypothesis.errors import NoSuchExample
 
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import Outcome, Verdict, aggregate, evidence, run_claim
 from ntpcheck.properties.framework.claim import Claim

@@ -191,7 +191,7 @@ def test_unrelated_run_imports_no_claims(tmp_path):
     """The plugin costs an unrelated run nothing: no claim, strategy or core module is imported."""
     (tmp_path / "test_mine.py").write_text(
         "import sys\n\ndef test_light():\n"
-        "    heavy = ('ntpcheck.properties', 'ntpcheck.strategies', 'ntpcheck.data', 'numba')\n"
+        "    heavy = ('ntpcheck.properties', 'ntpcheck.strategies', 'ntpcheck.common.data', 'numba')\n"
         "    assert not [m for m in sys.modules if m.startswith(heavy)]\n")
     r = _pytest(tmp_path, "-q")
     assert r.returncode == 0, r.stdout + r.stderr

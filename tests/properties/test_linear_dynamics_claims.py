@@ -1,6 +1,6 @@
 """The dynamics claims of the second paper (Thrampoulidis 2024): trends are judged as documented, the
 limits hold in the quick search, and the genie bound's constant is never exercised.  Every claim and
-its sabotage also run through the plugin (``tests/test_thrampoulidis_claims.py``)."""
+its sabotage also run through the plugin (``tests/properties/test_thrampoulidis_claims.py``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Lemma 5 of the second paper (Thrampoulidis 2024, App. E.1.2) as a property at arbitrary W: its
 statement (14) under both readings of (23), the identity (16) and the bounds (20)-(21) under both
 readings of (15)/(16): findings reached by the search without pins (claims, sabotages and pinned
-findings also run through the plugin, ``tests/test_thrampoulidis_claims.py``)."""
+findings also run through the plugin, ``tests/properties/test_thrampoulidis_claims.py``)."""
 
 from __future__ import annotations
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from ntpcheck.assumptions import check_all, check_prefix, failed
-from ntpcheck.embeddings import is_orthonormal
-from ntpcheck.instance import Instance
-from ntpcheck.model import safe_norm
+from ntpcheck.transformer.assumptions import check_all, check_prefix, failed
+from ntpcheck.transformer.embeddings import is_orthonormal
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.model import safe_norm
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework.evidence import evidence
 from ntpcheck.properties.framework.runner import counterexample_text, instance_key, prepare
@@ -26,8 +26,8 @@ from ntpcheck.properties.framework.verdicts import Outcome, Verdict
 from ntpcheck.properties.huang2024 import setups
 from ntpcheck.strategies import searched_params, violating
 from ntpcheck.strategies.embeddings import non_orthonormal_matrices
-from ntpcheck.structure import analyse
-from ntpcheck.textformat import loads_with_header
+from ntpcheck.transformer.structure import analyse
+from ntpcheck.transformer.textformat import loads_with_header
 
 from tests.helpers import find_any, minimal
 

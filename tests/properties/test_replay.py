@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 import ntpcheck
-from ntpcheck.algorithms import variant
-from ntpcheck.app.cli import main
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.algorithms import variant
+from ntpcheck.app.cli.cli import main
+from ntpcheck.transformer.instance import Instance
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import algorithm_cells, select_claims
-from ntpcheck.textformat import dumps, load_with_header, loads_with_header
+from ntpcheck.transformer.textformat import dumps, load_with_header, loads_with_header
 
 BLOCK = re.compile(r"^([^\n]*)\n(# claim: .*?^# replay: save this text as FILE, then run: ([^\n]*))$", re.M | re.S)
 

@@ -12,7 +12,7 @@ import ntpcheck
 import numpy as np
 import pytest
 
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework.runner import data_key, evaluate, instance_key
 from ntpcheck.properties.framework.results import count

@@ -32,7 +32,7 @@ def test_registry_covers_the_sheet():
     assert len({c.name for c in PAPER.claims}) == len(PAPER.claims) and len({c.key for c in PAPER.claims}) == len(PAPER.claims)
     assert all(c.sabotage is not None or c.finding is not None for c in PAPER.claims)
     assert {c.name for c in FINDINGS} == {"D-CEF [b, (6a) as printed]", "R1 [strictly convex]", "AppC [m_t non-increasing]", "Rem2 [empirical data]",
-                                          "Lemma 5 [(16) as printed]", "Lemma 5 [(20)-(21), CE]",  # tests/test_linear_lemma5.py
+                                          "Lemma 5 [(16) as printed]", "Lemma 5 [(20)-(21), CE]",  # tests/properties/test_linear_lemma5.py
                                           "T2-pf [as printed, (23) printed]", "T2-pf [as printed, (23) M]",  # test_linear_dynamics_claims.py
                                           "T1-pf [(e)(i) as printed]", "R2 [as printed]"}  # test_proof_cases.py
 
@@ -60,7 +60,7 @@ def test_search_finds_each_finding_without_pins(claim, seed):
 
 @pytest.mark.parametrize("claim", FINDINGS, ids=lambda c: c.key)
 def test_verify_dataset_replays_each_finding(claim, tmp_path, capsys):
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     o = evaluate(claim, claim.finding.counterexample())
     from ntpcheck.properties.framework.runner import counterexample_text
@@ -80,7 +80,7 @@ def test_verify_dataset_replays_each_finding(claim, tmp_path, capsys):
     ("A B\n", "embedding:"),
 ])
 def test_bad_input_exits_2_with_one_line(text, says, tmp_path, capsys):
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     path = tmp_path / "bad.txt"
     path.write_text(text)

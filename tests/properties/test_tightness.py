@@ -10,7 +10,7 @@ import ntpcheck
 import numpy as np
 import pytest
 
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import Verdict, run_claim
 from ntpcheck.properties.framework.checks import inequality
@@ -19,7 +19,7 @@ from ntpcheck.properties.framework.evidence import evidence
 from ntpcheck.properties.framework.parts import DOWN, STEEPER_DOWN, Part, mutable, mutating
 from ntpcheck.properties.framework.runner import evaluate, prepare
 from ntpcheck.properties.framework.tightness import RESOLUTION, tightness
-from ntpcheck.textformat import load_with_header
+from ntpcheck.transformer.textformat import load_with_header
 
 from .test_exercised import _draw
 

@@ -105,7 +105,7 @@ def test_thm3_gaps_in_a_transient_are_confirmed_on_a_longer_run():
     """Skewed weights at eta = 0.005: at T' = 2013 (eta T' = 10) the gap's increments still decay
     like t^-0.69; on the confirming run (eta T' = 100) they are constant: holds, and says so."""
     import ntpcheck
-    from ntpcheck.instance import Instance
+    from ntpcheck.transformer.instance import Instance
 
     ds = ntpcheck.loads("C -> A\nC C -> A\nA -> B\nA B B A -> B\nA A -> B\nB -> C\n"
                         "A B -> C @ 31.622776601683793\nD A -> B @ 0.03162277660168379\n")
@@ -135,7 +135,7 @@ def test_prop1_loss_is_judged_on_a_confirming_run():
     exponential tail (rate 9.7e-05 < claimed 1.1e-04); the O(.) statement holds, and the run ten times
     longer (same eta_0) shows it: holds, saying both runs."""
     import ntpcheck
-    from ntpcheck.instance import Instance
+    from ntpcheck.transformer.instance import Instance
     from ntpcheck.properties.framework import evaluate
 
     ds = ntpcheck.loads("vocab: " + " ".join(f"t{i}" for i in range(120)) + "\nt0 -> t0\n")
@@ -216,7 +216,7 @@ def test_thm1_rate_with_zero_w_kq_is_outside_hypotheses():
     """On ``A A A`` / ``B -> B`` W*_kq = 0 (no pair to separate): Theorem 1's rate, both readings,
     is outside its hypotheses, as its other readings are, never ``vacuous``."""
     import ntpcheck
-    from ntpcheck.instance import Instance
+    from ntpcheck.transformer.instance import Instance
     from ntpcheck.properties.framework import evaluate
 
     inst = Instance(ntpcheck.loads("A A A\nB -> B\n"))
@@ -237,7 +237,7 @@ def _gap_fit(exponent, lo, hi):
 def test_thm3_gaps_reports_the_fit_closest_to_the_rejection_line():
     """Theorem 3 [gaps] rejects increments decaying below t^-1/2: the summary shows the smallest
     fitted exponent (the instance nearest to failing), not the fastest-growing one."""
-    from ntpcheck.app.render import result_summary
+    from ntpcheck.app.rendering.render import result_summary
 
     r = aggregate(PAPER.claim("Thm. 3 [gaps]"), [_gap_fit(0.952, 0.86, 1.04), _gap_fit(-0.33, -0.47, -0.20), _gap_fit(0.2, 0.1, 0.3)], 3)
     assert r.verdict is Verdict.HOLDS
@@ -256,7 +256,7 @@ def test_thm1_rate_reports_the_fit_closest_to_its_rejection_line():
 def test_prop2_exact_reports_its_informative_counts():
     """Prop. 2 (exact) counts the instances where Hall's condition is not automatic (some query with two
     optimal tokens), split into Hall holds / Hall fails, in its measured values, JSON and text summary."""
-    from ntpcheck.app.render import result_summary
+    from ntpcheck.app.rendering.render import result_summary
 
     r = run_claim(PAPER.claim("Prop. 2 (exact)"), "quick", seed=0)
     m = r.to_json()["measured"]

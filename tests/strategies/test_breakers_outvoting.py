@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 
 import ntpcheck
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 from ntpcheck.strategies.breakers import _outvoting, breaks_exactly, violating
 
 

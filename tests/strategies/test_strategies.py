@@ -7,10 +7,10 @@ from hypothesis.errors import InvalidArgument
 
 import ntpcheck
 from ntpcheck import Role, analyse, check_all
-from ntpcheck.assumptions import failed
-from ntpcheck.instance import Instance
-from ntpcheck.training import TrainingConfig
-from ntpcheck.embeddings import is_orthonormal
+from ntpcheck.transformer.assumptions import failed
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.training import TrainingConfig
+from ntpcheck.transformer.embeddings import is_orthonormal
 from ntpcheck.strategies import (BREAKABLE, MAX_WEIGHT_RATIO, STEERS, embeddings, instances, realizable_datasets,
                                  training_params, violating)
 from ntpcheck.strategies.breakers import KINDS
@@ -298,7 +298,7 @@ def test_counterexamples_print_as_pasteable_text(tmp_path):
     assert eval(text, {"ntpcheck": ntpcheck}) == inst.dataset
     f = tmp_path / "cex.txt"
     f.write_text(str(inst.dataset))
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     assert main(["check", str(f), "--json", "-"]) == 1  # 1(ii) fails
 

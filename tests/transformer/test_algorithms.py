@@ -1,5 +1,5 @@
-"""Training algorithms other than Algorithm 1 (:mod:`ntpcheck.algorithms`), the nuclear-norm
-max-margin solver (:mod:`ntpcheck.maxmargin.nuclear`) and ``ntpcheck matrix --axis algorithm``."""
+"""Training algorithms other than Algorithm 1 (:mod:`ntpcheck.transformer.algorithms`), the nuclear-norm
+max-margin solver (:mod:`ntpcheck.transformer.maxmargin.nuclear`) and ``ntpcheck matrix --axis algorithm``."""
 
 import json
 
@@ -8,15 +8,15 @@ import pytest
 import scipy.sparse as sp
 
 from ntpcheck.transformer import model
-from ntpcheck.algorithms import ALGORITHM_1, VARIANTS, Variant, _train_variant, gradients, minibatch, train_variant
-from ntpcheck.embeddings import as_embeddings, random_orthonormal
-from ntpcheck.maxmargin import reference_solutions, solve_eq3_exact
-from ntpcheck.maxmargin.nuclear import nuclear_optimality, solve_eq3_nuclear, solve_nuclear
-from ntpcheck.maxmargin.problems import MaxMarginProblem
-from ntpcheck.structure import analyse
-from ntpcheck.synthetic import random_realizable_dataset
-from ntpcheck.textformat import loads
-from ntpcheck.training import TrainingConfig, train
+from ntpcheck.transformer.algorithms import ALGORITHM_1, VARIANTS, Variant, _train_variant, gradients, minibatch, train_variant
+from ntpcheck.transformer.embeddings import as_embeddings, random_orthonormal
+from ntpcheck.transformer.maxmargin import reference_solutions, solve_eq3_exact
+from ntpcheck.transformer.maxmargin.nuclear import nuclear_optimality, solve_eq3_nuclear, solve_nuclear
+from ntpcheck.transformer.maxmargin.problems import MaxMarginProblem
+from ntpcheck.transformer.structure import analyse
+from ntpcheck.transformer.synthetic import random_realizable_dataset
+from ntpcheck.transformer.textformat import loads
+from ntpcheck.transformer.training import TrainingConfig, train
 
 DATA = "vocab: A B C D\nA -> B\nC D B\nD A B\nB C -> D\nA C A B\n"
 
@@ -167,12 +167,12 @@ def test_matrix_algorithm_axis_json(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     from importlib.resources import files
 
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     out = tmp_path / "m.json"
     assert main(["matrix", "--axis", "algorithm", "--claims", "§7,Thm. 1", "--profile", "quick", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
-    schema = json.loads(files("ntpcheck.app").joinpath("schemas/matrix.schema.json").read_text())
+    schema = json.loads(files("ntpcheck.app.rendering").joinpath("schemas/matrix.schema.json").read_text())
     jsonschema.validate(doc, schema)
     assert doc["axis"] == "algorithm" and len(doc["algorithms"]) >= 7
     rows = {(r["claim"], r["variant"], r["algorithm"]): r for r in doc["rows"]}

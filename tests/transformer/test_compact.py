@@ -8,10 +8,10 @@ from hypothesis import given, settings, strategies as st
 import ntpcheck
 from ntpcheck import InfeasibleProblemError, loads
 from ntpcheck.transformer import maxmargin as mm
-from ntpcheck.maxmargin.compact import eq2_residuals, solve_eq2_compact, solve_eq3_compact, two_entry_residuals
-from ntpcheck.sparsecols import SparseColumns, flat_nonzero
+from ntpcheck.transformer.maxmargin.compact import eq2_residuals, solve_eq2_compact, solve_eq3_compact, two_entry_residuals
+from ntpcheck.common.sparsecols import SparseColumns, flat_nonzero
 from ntpcheck.strategies import realizable_datasets
-from ntpcheck.synthetic import SOLVER_KINDS, solver_dataset
+from ntpcheck.transformer.synthetic import SOLVER_KINDS, solver_dataset
 
 ANY = st.one_of(realizable_datasets(prefix_closed=False, max_vocab=7, max_samples=14),
                 realizable_datasets(max_vocab=7, max_samples=14))

@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import ntpcheck
 from ntpcheck import AssumptionViolatedError, EmbeddingError, loads
 from ntpcheck.transformer import maxmargin as mm
-from ntpcheck.maxmargin import column_solution, solve_eq2_exact, solve_eq3_exact
-from ntpcheck.training import TrainingConfig
+from ntpcheck.transformer.maxmargin import column_solution, solve_eq2_exact, solve_eq3_exact
+from ntpcheck.transformer.training import TrainingConfig
 from ntpcheck.strategies import instances, realizable_datasets
 
 AT_LEAST_200 = settings(max_examples=max(200, settings.default.max_examples), deadline=None,

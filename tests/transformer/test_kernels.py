@@ -1,4 +1,4 @@
-"""The compiled stage-2 loop (ntpcheck.kernels) computes what the numpy loop computes.
+"""The compiled stage-2 loop (ntpcheck.transformer.kernels) computes what the numpy loop computes.
 
 Both run the same arithmetic in a different summation order, so they agree to
 rounding, not bit for bit.  Normalised GD is not expanding in the direction
@@ -13,10 +13,10 @@ from hypothesis import given, settings, strategies as st
 
 import ntpcheck
 from ntpcheck import analyse, train, TrainingConfig
-from ntpcheck.maxmargin import eq2_closed_form
+from ntpcheck.transformer.maxmargin import eq2_closed_form
 from ntpcheck.strategies import realizable_datasets, violating
 from ntpcheck.strategies.embeddings import orthonormal_matrices
-from ntpcheck.training import COMPILED_MAX_WORK, run_stage1, run_stage2
+from ntpcheck.transformer.training import COMPILED_MAX_WORK, run_stage1, run_stage2
 
 RTOL = 1e-12
 
@@ -131,7 +131,7 @@ def test_max_flow_is_scipys_and_cuts_minimally(n, edges):
     import scipy.sparse as sp
     from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
-    from ntpcheck.kernels.maxflow import max_flow
+    from ntpcheck.transformer.kernels.maxflow import max_flow
 
     e = np.array([(a % n, b % n, c) for a, b, c in edges if a % n != b % n], dtype=np.int64).reshape(-1, 3)
     tail, head, cap = e[:, 0], e[:, 1], e[:, 2]

@@ -7,7 +7,7 @@ import ntpcheck
 from ntpcheck import EmbeddingError, InfeasibleProblemError, SolverFailedError, analyse, loads
 from ntpcheck.transformer import maxmargin as mm
 from ntpcheck.properties.huang2024.bounds import prop2_matrix
-from ntpcheck.embeddings import random_orthonormal
+from ntpcheck.transformer.embeddings import random_orthonormal
 
 EX1 = analyse(ntpcheck.load("example1"))
 # A richer instance: three queries, ties (two optimal tokens), non-comparable tokens.

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 import ntpcheck
 from ntpcheck import analyse, loads
 from ntpcheck.transformer import model, stage2_step
-from ntpcheck.training import collocation_arrays
+from ntpcheck.transformer.training import collocation_arrays
 from ntpcheck.properties.huang2024.gradients import central_difference, eq6_literal
 
 DATASETS = {
@@ -22,7 +22,7 @@ def embeddings(kind, n, rng):
     if kind == "canonical":
         return None
     if kind == "orthonormal":
-        return ntpcheck.embeddings.random_orthonormal(n, n + 2, rng)
+        return ntpcheck.transformer.embeddings.random_orthonormal(n, n + 2, rng)
     return rng.standard_normal((n + 1, n))  # correlated, unnormalised: gradients must not care
 
 
@@ -112,7 +112,7 @@ def test_gradient_is_faithful_when_saturated():
     the float64 gradient matches Eq. (6) evaluated with 200 significant digits (the literal formula cancels ~1e-60 terms, so it needs them)."""
     ds = ntpcheck.load("example1")
     st = analyse(ds)
-    from ntpcheck.maxmargin import build_eq3, eq2_closed_form, solve
+    from ntpcheck.transformer.maxmargin import build_eq3, eq2_closed_form, solve
 
     Wov = 60 * eq2_closed_form(st)
     Wkq = 140 * solve(build_eq3(st)).W
@@ -151,7 +151,7 @@ def test_scaled_stage1_gradient_is_parallel_and_survives_underflow():
     Gs, M, _ = model.stage1_grad_scaled(W, None, coll)
     np.testing.assert_allclose(Gs * np.exp(M), G, rtol=1e-12, atol=1e-15)
     # Far beyond float range: the plain gradient is exactly 0, the scaled one keeps its direction.
-    from ntpcheck.maxmargin import eq2_closed_form
+    from ntpcheck.transformer.maxmargin import eq2_closed_form
 
     Ws = eq2_closed_form(analyse(ds))
     assert not model.stage1_grad(5000 * Ws, None, coll)[0].any()
@@ -180,7 +180,7 @@ def test_dense_stage2_gradient_is_the_serial_loops_for_any_thread_count(V, N, se
     the reference numbers, and bit for bit those of the serial compiled loop, with 1 or 2 threads."""
     import numba
 
-    from ntpcheck.synthetic import scale_arrays
+    from ntpcheck.transformer.synthetic import scale_arrays
 
     arr = scale_arrays(V, N, 6, seed=seed)
     rng = np.random.default_rng(7 + seed)
@@ -206,8 +206,8 @@ def test_structured_stage2_gradient_is_the_same_for_any_thread_count(scale):
     here) gives the reference numbers, and bit for bit the same with 1 or 2 threads."""
     import numba
 
-    from ntpcheck.kernels.gradients import STRUCTURED_CHUNK
-    from ntpcheck.synthetic import scale_arrays
+    from ntpcheck.transformer.kernels.gradients import STRUCTURED_CHUNK
+    from ntpcheck.transformer.synthetic import scale_arrays
 
     V, N = 40, STRUCTURED_CHUNK + 57
     arr = scale_arrays(V, N, 6, seed=3)
@@ -235,7 +235,7 @@ def test_structured_stage2_gradient_is_the_same_for_any_thread_count(scale):
 @pytest.mark.parametrize("name", sorted(DATASETS))
 def test_structured_stage2_gradient_equals_reference_after_stage1(name):
     """After stage 1 (Lemma 3 shape, exactly), the O(N L) path gives the reference gradient."""
-    from ntpcheck.training import run_stage1
+    from ntpcheck.transformer.training import run_stage1
 
     ds = DATASETS[name]
     # pad the vocabulary so that |V| > 4 L_max and the structured path is taken

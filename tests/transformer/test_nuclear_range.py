@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ntpcheck.maxmargin.nuclear import solve_nuclear
-from ntpcheck.maxmargin.nuclear_range import CosineRange, NuclearFace, closer_to, cosine_range
-from ntpcheck.maxmargin.problems import MaxMarginProblem
+from ntpcheck.transformer.maxmargin.nuclear import solve_nuclear
+from ntpcheck.transformer.maxmargin.nuclear_range import CosineRange, NuclearFace, closer_to, cosine_range
+from ntpcheck.transformer.maxmargin.problems import MaxMarginProblem
 
 
 def _problem(rows: list[list[float]], shape=(2, 2)) -> MaxMarginProblem:
@@ -43,8 +43,8 @@ def test_conclusion_needs_the_whole_range(frob, expected):
 
 
 def test_algorithms_table_json_and_csv_carry_the_range_and_the_conclusion():
-    from ntpcheck.algorithms import VARIANTS
-    from ntpcheck.app.algorithms_figure import TABLE_HEADER, Direction, directions_csv, directions_table
+    from ntpcheck.transformer.algorithms import VARIANTS
+    from ntpcheck.app.report.algorithms_figure import TABLE_HEADER, Direction, directions_csv, directions_table
 
     r = CosineRange(lo=0.229, lo_attained=0.229, hi_attained=0.704, hi=0.839, reported=0.311, tol=1e-6, seconds=0.0)
     t = np.array([0.0, 900.0])

@@ -6,7 +6,7 @@ from hypothesis.strategies import integers as st_integers, lists as st_lists
 
 import ntpcheck
 from ntpcheck import Role, analyse, check_all, loads
-from ntpcheck.assumptions import check_1i, check_1ii, check_2, check_3, check_prefix, check_realizable
+from ntpcheck.transformer.assumptions import check_1i, check_1ii, check_2, check_3, check_prefix, check_realizable
 
 
 def edges(st, q):

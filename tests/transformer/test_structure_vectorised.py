@@ -1,6 +1,6 @@
 """The vectorised structure (index arrays) agrees with Definition 1 read literally.
 
-:class:`ntpcheck.structure.Structure` computes ``I(n)``, the Eq. (3) pairs,
+:class:`ntpcheck.transformer.structure.Structure` computes ``I(n)``, the Eq. (3) pairs,
 roles and confused tokens from padded index arrays; :func:`partial_orders`
 builds the orders of Definition 1 one sample at a time.  On arbitrary
 datasets (every assumption may fail) the two must agree exactly, and the
@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 from hypothesis import given, settings, strategies as st
 
-from ntpcheck.data import Dataset, Sample
-from ntpcheck.structure import Role, analyse, partial_orders, roles
+from ntpcheck.common.data import Dataset, Sample
+from ntpcheck.transformer.structure import Role, analyse, partial_orders, roles
 
 TOKENS = ["a", "b", "c", "d", "e"]
 
@@ -73,7 +73,7 @@ def test_vectorised_structure_matches_definition_1(ds):
 @given(any_dataset())
 def test_eq3_triples_grow_their_tables(ds):
     """Sized for one pair, the compiled triples grow their arrays and hash set and find the same."""
-    from ntpcheck.kernels.eq3 import eq3_triples
+    from ntpcheck.transformer.kernels.eq3 import eq3_triples
 
     s = analyse(ds)
     small = eq3_triples(*s.ragged, s.n_optimal, ds.query_indices, ds.n_vocab, 1)
@@ -131,8 +131,8 @@ def test_repeated_samples_are_found_by_their_full_key(samples):
     """Bucketing by (length, first, query, next) before hashing finds exactly the samples whose
     sentence and next token repeat: merging adds their weights in order of first appearance,
     and a dataset built with a repeat is refused."""
-    from ntpcheck.data import DatasetFormatError
-    from ntpcheck.sample import first_of_key
+    from ntpcheck.common.data import DatasetFormatError
+    from ntpcheck.common.sample import first_of_key
 
     first: dict = {}
     assert first_of_key(samples) == [first.setdefault(x.key, i) for i, x in enumerate(samples)]
@@ -157,7 +157,7 @@ def test_repeated_samples_are_found_by_their_full_key(samples):
 def test_unexplained_samples_read_literally(ds):
     """The realizability check (which extends a sequence line's tokens and text a token at a
     time) reports exactly the samples with no optimal position, each with its text and tokens."""
-    from ntpcheck.assumptions import check_realizable
+    from ntpcheck.transformer.assumptions import check_realizable
 
     s = analyse(ds)
     want = [x for x, pos in zip(ds.samples, s.optimal) if not pos]
@@ -182,7 +182,7 @@ def test_assumption3_and_prefix_checks_read_literally(ds):
     """Assumption 3 (counted in one compiled pass) names exactly the non-optimal tokens that
     outnumber the optimal positions, in sample then first-occurrence order; the prefix check
     (no lookup for a sequence line's next prefix) names exactly the missing prefixes."""
-    from ntpcheck.assumptions import check_3, check_prefix
+    from ntpcheck.transformer.assumptions import check_3, check_prefix
 
     s = analyse(ds)
     got = [(v.samples[0], v.tokens[0], int(v.message.split(" occurs ")[1].split()[0]),
@@ -196,12 +196,12 @@ def test_assumption3_and_prefix_checks_read_literally(ds):
 @settings(max_examples=150, deadline=None)
 @given(any_dataset())
 def test_numpy_roles_equal_the_compiled_kernels(ds):
-    """:mod:`ntpcheck.roles` (numpy, small data: no numba import for ``ntpcheck check``, issue 43) gives
-    exactly what the compiled :mod:`ntpcheck.kernels.roles` gives: counts, role codes, Assumption 3's list."""
+    """:mod:`ntpcheck.transformer.roles` (numpy, small data: no numba import for ``ntpcheck check``, issue 43) gives
+    exactly what the compiled :mod:`ntpcheck.transformer.kernels.roles` gives: counts, role codes, Assumption 3's list."""
     import numpy as np
 
-    from ntpcheck.kernels import roles as compiled
-    from ntpcheck.roles import NUMPY
+    from ntpcheck.transformer.kernels import roles as compiled
+    from ntpcheck.transformer.roles import NUMPY
 
     small = SimpleNamespace(NUMPY=NUMPY, **NUMPY)  # the numpy forms, whatever is loaded
     s = analyse(ds)
@@ -214,7 +214,7 @@ def test_numpy_roles_equal_the_compiled_kernels(ds):
     got = small.non_optimal_majority(*args, p_compiled, ds.query_indices, s.query_row, c_compiled)
     want = compiled.non_optimal_majority(*args, p_compiled, ds.query_indices, s.query_row, c_compiled)
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
-    from ntpcheck.kernels.eq3 import eq3_triples
+    from ntpcheck.transformer.kernels.eq3 import eq3_triples
 
     got = small.NUMPY["eq3_triples"](*args, p_compiled, ds.query_indices, ds.n_vocab)
     want = eq3_triples(*args, p_compiled, ds.query_indices, ds.n_vocab)

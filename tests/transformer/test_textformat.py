@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 import ntpcheck
 from ntpcheck import Dataset, DatasetFormatError, Sample, dumps, loads
-from ntpcheck.textformat import load_file
+from ntpcheck.transformer.textformat import load_file
 
 
 def test_example1_has_all_prefixes():
@@ -142,8 +142,8 @@ def test_header_round_trip_property(d, T, T2, eta0, margin, data):
     """Every number of a header is written exactly (repr) and read back equal."""
     import numpy as np
 
-    from ntpcheck.instance import Instance
-    from ntpcheck.textformat import loads_with_header
+    from ntpcheck.transformer.instance import Instance
+    from ntpcheck.transformer.textformat import loads_with_header
 
     ds = loads("A B -> C\n")
     E = np.array(data.draw(st.lists(st.lists(st.floats(-1e300, 1e300), min_size=3, max_size=3), min_size=d, max_size=d)))

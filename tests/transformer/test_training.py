@@ -6,9 +6,9 @@ from hypothesis import given, settings, strategies as st
 
 import ntpcheck
 from ntpcheck import TrainingConfig, analyse, train
-from ntpcheck.maxmargin import build_eq3, eq2_closed_form, solve
+from ntpcheck.transformer.maxmargin import build_eq3, eq2_closed_form, solve
 from ntpcheck.properties.huang2024 import bounds
-from ntpcheck.training import idealised_stage1, run_stage2
+from ntpcheck.transformer.training import idealised_stage1, run_stage2
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_stage1_closed_form_equals_ngd(data):
     """
     from ntpcheck.strategies import realizable_datasets
     from ntpcheck.strategies.embeddings import orthonormal_matrices
-    from ntpcheck.training import run_stage1, stage1_closed_form, stage1_closed_form_applies
+    from ntpcheck.transformer.training import run_stage1, stage1_closed_form, stage1_closed_form_applies
 
     ds = data.draw(realizable_datasets(max_vocab=6, prefix_closed=data.draw(st.booleans())))
     E = data.draw(orthonormal_matrices(ds.n_vocab)) if data.draw(st.booleans()) else np.eye(ds.n_vocab)
@@ -128,7 +128,7 @@ def test_stage1_runs_lazily_when_the_closed_form_applies():
 
 def test_ngd_at_huge_stage1_steps_leaves_the_exact_trajectory():
     """Documents why the closed form is the more faithful stage 1 at large eta_0 (see above)."""
-    from ntpcheck.training import run_stage1, stage1_closed_form
+    from ntpcheck.transformer.training import run_stage1, stage1_closed_form
 
     s = analyse(ntpcheck.loads("A -> B\nB -> A\n"))
     th = 0.8444626926571379

@@ -16,8 +16,8 @@ import sys
 from typing import Sequence
 
 from ntpcheck.common import interrupt
-from ntpcheck.errors import NTPCheckError
-from ntpcheck.interrupt import INTERRUPTED
+from ntpcheck.common.errors import NTPCheckError
+from ntpcheck.common.interrupt import INTERRUPTED
 
 from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, steps as _steps, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
 from .options import ascii_safe_streams, check_options
@@ -210,8 +210,8 @@ def _warn(message: str) -> None:
 
 
 def cmd_check(args) -> int:
-    from ntpcheck.assumptions import check_all, failed
-    from ntpcheck.structure import analyse
+    from ntpcheck.transformer.assumptions import check_all, failed
+    from ntpcheck.transformer.structure import analyse
 
     from ntpcheck.app.rendering import render_check as report
     from .embedding_choice import load_with_embeddings
@@ -287,7 +287,7 @@ def cmd_reproduce(args) -> int:
     import io
     import os
 
-    from ntpcheck.atomic import atomic_write_bytes
+    from ntpcheck.common.atomic import atomic_write_bytes
 
     from ntpcheck.app.report.figures import csv_text, figure2, figure2_data
 
@@ -315,7 +315,7 @@ COMMANDS = {"campaign": cmd_campaign, "claims": cmd_claims, "papers": cmd_papers
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (None: ``sys.argv[1:]``, as the ``ntpcheck`` command) and
-    return its exit status; Ctrl-C as :func:`ntpcheck.interrupt.run_command` says."""
+    return its exit status; Ctrl-C as :func:`ntpcheck.common.interrupt.run_command` says."""
     return interrupt.run_command(_run, argv, INTERRUPTED)
 
 
@@ -339,7 +339,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except OSError as e:  # an output that could not be written after all (disk full, removed directory)
         return _fail(f"{e.filename + ': ' if e.filename else ''}{e.strerror or e}")
     except MemoryError:
-        return _fail("out of memory (the input is too large for this machine; see the limits in `ntpcheck.textformat`)")
+        return _fail("out of memory (the input is too large for this machine; see the limits in `ntpcheck.transformer.textformat`)")
     except KeyboardInterrupt:
         return _interrupted()
 

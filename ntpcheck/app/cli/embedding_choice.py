@@ -1,8 +1,8 @@
 """The embeddings a command runs with: ``--embeddings``, or the dataset file's header, or canonical.
 
 ``--embeddings`` takes ``canonical``, ``orthonormal`` (random, ``--dim`` and
-``--seed``) or a file (:func:`ntpcheck.embeddings.load_embeddings`).  A dataset
-file whose header gives embeddings (:mod:`ntpcheck.textheader`, as every printed
+``--seed``) or a file (:func:`ntpcheck.transformer.embeddings.load_embeddings`).  A dataset
+file whose header gives embeddings (:mod:`ntpcheck.transformer.textheader`, as every printed
 counterexample does) is run with them when ``--embeddings`` is not given; given
 both, they must be equal, or the command stops with exit 2 before any work,
 naming the header's line: a replay never runs silently on other embeddings.
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ntpcheck.data import Dataset
-from ntpcheck.embeddings import canonical, load_embeddings, random_orthonormal
-from ntpcheck.errors import EmbeddingError
-from ntpcheck.textformat import load_with_header
-from ntpcheck.textheader import Header
+from ntpcheck.common.data import Dataset
+from ntpcheck.transformer.embeddings import canonical, load_embeddings, random_orthonormal
+from ntpcheck.common.errors import EmbeddingError
+from ntpcheck.transformer.textformat import load_with_header
+from ntpcheck.transformer.textheader import Header
 
 __all__ = ["chosen_embeddings", "load_with_embeddings"]
 
@@ -41,13 +41,13 @@ def chosen_embeddings(args, dataset: Dataset, header: Header | None = None, sour
     Examples
     --------
     >>> from argparse import Namespace
-    >>> from ntpcheck.textformat import loads_with_header
+    >>> from ntpcheck.transformer.textformat import loads_with_header
     >>> ds, header = loads_with_header("# embeddings: 1 x 2\\n#   0.6 0.8\\nA B\\n")
     >>> chosen_embeddings(Namespace(embeddings=None), ds, header).tolist()
     [[0.6, 0.8]]
     >>> chosen_embeddings(Namespace(embeddings="canonical"), ds, header, "d.txt")
     Traceback (most recent call last):
-    ntpcheck.errors.EmbeddingError: --embeddings canonical conflicts with the embeddings in the header of d.txt (line 1); give only one of them
+    ntpcheck.common.errors.EmbeddingError: --embeddings canonical conflicts with the embeddings in the header of d.txt (line 1); give only one of them
     """
     n = dataset.n_vocab
     dim = getattr(args, "dim", None)

@@ -15,7 +15,7 @@ import json
 import math
 import os
 
-from ntpcheck.atomic import atomic_write_text, published_directory
+from ntpcheck.common.atomic import atomic_write_text, published_directory
 
 __all__ = ["write_instances"]
 

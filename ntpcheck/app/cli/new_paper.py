@@ -29,7 +29,7 @@ True
 >>> check_name("Demo")
 Traceback (most recent call last):
 ...
-ntpcheck.errors.NTPCheckError: paper name 'Demo': use a lowercase letter, then lowercase letters, digits or _ (e.g. smith2025)
+ntpcheck.common.errors.NTPCheckError: paper name 'Demo': use a lowercase letter, then lowercase letters, digits or _ (e.g. smith2025)
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import keyword
 import os
 import re
 
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 
 from .new_paper_templates import TEMPLATES
 

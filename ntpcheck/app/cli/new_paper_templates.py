@@ -4,7 +4,7 @@ Each template is the file's text with ``__NAME__`` (the paper's name on the comm
 ``__PKG__`` (its import name, ``NAME_paper``) in place of the names; :func:`.new_paper.files`
 fills them in.  The package they make is written only against :mod:`ntpcheck.api` (and numpy,
 Hypothesis): a model, a strategy, an instance type with a text format that replays, one claim with
-one part, and a test.  ``tests/test_new_paper.py`` installs it and runs its tests.
+one part, and a test.  ``tests/app/test_new_paper.py`` installs it and runs its tests.
 """
 
 from __future__ import annotations

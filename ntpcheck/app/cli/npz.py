@@ -3,7 +3,7 @@
 The arrays are given as functions and built one at a time, each dropped once
 it is in the archive (``ntpcheck solve --npz`` at |V| = 10,000 has three
 800 MB matrices); the archive is assembled in memory and handed whole to
-:func:`ntpcheck.atomic.atomic_write_bytes`, so the file gets every guarantee
+:func:`ntpcheck.common.atomic.atomic_write_bytes`, so the file gets every guarantee
 of ntpcheck's other outputs (whole or absent, nothing of the user's lost).
 The format is an uncompressed zip of ``.npy`` files without pickles, read by
 ``np.load``.
@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ntpcheck.atomic import atomic_write_chunks
+from ntpcheck.common.atomic import atomic_write_chunks
 
 __all__ = ["write_npz"]
 

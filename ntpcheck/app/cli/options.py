@@ -30,7 +30,7 @@ import itertools
 import os
 import sys
 
-from ntpcheck.errors import NTPCheckError, OutputPathError
+from ntpcheck.common.errors import NTPCheckError, OutputPathError
 
 __all__ = ["ascii_safe_streams", "check_options", "DEFAULTS"]
 

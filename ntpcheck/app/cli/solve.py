@@ -3,13 +3,13 @@
 Two ways to the same report (:class:`SolveReport`), chosen by what the user asked:
 
 * the canonical embeddings with the exact solver (the default there): both
-  solutions are built by column (:mod:`ntpcheck.maxmargin.compact`) and
+  solutions are built by column (:mod:`ntpcheck.transformer.maxmargin.compact`) and
   never as ``|V| x |V|`` matrices, so |V| = 10,000 takes seconds and
   little memory;
 * any other embeddings or a cvxpy solver (``--solver NAME``): the dense
-  solutions of :mod:`ntpcheck.maxmargin` (norms, residuals, ``--npz``); the
+  solutions of :mod:`ntpcheck.transformer.maxmargin` (norms, residuals, ``--npz``); the
   token values ``x^T W q`` are read from them into
-  :class:`~ntpcheck.sparsecols.SparseColumns`, except that the exact solver's
+  :class:`~ntpcheck.common.sparsecols.SparseColumns`, except that the exact solver's
   are its own (``W = E U E^T`` under Assumption 2: ``U``, without the rounding
   of ``E^T W E``).
 
@@ -20,7 +20,7 @@ is the dataset or embeddings file) stops before any work.
 
 Examples
 --------
->>> from ntpcheck.app.cli import main
+>>> from ntpcheck.app.cli.cli import main
 >>> main(["solve", "example1"])  # doctest: +ELLIPSIS
 Eq. (2): ||W*_ov|| = 1.73205   (12 constraints, exact, ... s)
 W*_ov x, by token x: each column equals its fill except at the tokens listed:
@@ -43,14 +43,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntpcheck.transformer import maxmargin as mm
-from ntpcheck.embeddings import is_canonical, is_orthonormal
-from ntpcheck.errors import NTPCheckError
-from ntpcheck.maxmargin.compact import CompactSolution, solve_eq2_compact, solve_eq3_compact
+from ntpcheck.transformer.embeddings import is_canonical, is_orthonormal
+from ntpcheck.common.errors import NTPCheckError
+from ntpcheck.transformer.maxmargin.compact import CompactSolution, solve_eq2_compact, solve_eq3_compact
 from ntpcheck.properties.huang2024.bounds import prop2_entries
-from ntpcheck.sparsecols import SparseColumns
-from ntpcheck.structure import Structure, analyse
-from ntpcheck.textformat import load_with_header
-from ntpcheck.textheader import Header
+from ntpcheck.common.sparsecols import SparseColumns
+from ntpcheck.transformer.structure import Structure, analyse
+from ntpcheck.transformer.textformat import load_with_header
+from ntpcheck.transformer.textheader import Header
 
 from .npz import write_npz
 from .embedding_choice import chosen_embeddings

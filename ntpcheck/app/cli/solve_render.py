@@ -27,7 +27,7 @@ Examples
 --------
 >>> import argparse
 >>> from ntpcheck import analyse, load
->>> from ntpcheck.app.solve import solve_report
+>>> from ntpcheck.app.cli.solve import solve_report
 >>> args = argparse.Namespace(solver=None, embeddings="canonical", dim=None)
 >>> d = solve_json(solve_report(args, analyse(load("example1"))))
 >>> d["w_kq"]["P"], d["roles"]["P"], d["w_ov"]["S"], d["omitted"]
@@ -38,15 +38,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ntpcheck.sparsecols import SparseColumns
-from ntpcheck.structure import Role
+from ntpcheck.common.sparsecols import SparseColumns
+from ntpcheck.transformer.structure import Role
 
 from ntpcheck.app.rendering import render as report
 
 __all__ = ["solve_json", "solve_text", "ROLE_NAMES"]
 
 KQ_HEADER = ["query", "token", "role", "x^T W*_kq q", "Prop. 2"]
-#: Role names by :attr:`~ntpcheck.structure.Structure.role_codes` code.
+#: Role names by :attr:`~ntpcheck.transformer.structure.Structure.role_codes` code.
 ROLE_NAMES = tuple(r.value for r in (Role.NON_COMPARABLE, Role.OPTIMAL, Role.NON_OPTIMAL, Role.CONFUSED))
 
 

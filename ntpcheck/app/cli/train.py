@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 
 __all__ = ["run_train"]
 
@@ -12,8 +12,8 @@ def run_train(args, _emit, _warn) -> int:
     ``_emit`` and ``_warn`` are the command line's (:mod:`.cli`)."""
     import numpy as np
 
-    from ntpcheck.model import predict_proba
-    from ntpcheck.training import TrainingConfig, train
+    from ntpcheck.transformer.model import predict_proba
+    from ntpcheck.transformer.training import TrainingConfig, train
 
     from ntpcheck.app.rendering import render as report
     from .embedding_choice import load_with_embeddings
@@ -70,7 +70,7 @@ def _idealised(cfg, ds, E):
     """``cfg`` with stage 1 replaced by Appendix C.1's idealisation: margins ``A`` (Cor. 1)."""
     from dataclasses import replace
 
-    from ntpcheck.instance import Instance
+    from ntpcheck.transformer.instance import Instance
     from ntpcheck.properties.framework import evidence
     from ntpcheck.properties.huang2024 import quantities
 

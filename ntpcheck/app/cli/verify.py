@@ -11,7 +11,7 @@ import sys
 import time
 
 from ntpcheck.common import interrupt
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import RunInterrupted, Verdict, select_claims, versions
 
@@ -99,8 +99,8 @@ def _on_dataset(p, claims, args):
     embeddings of :func:`.embedding_choice.chosen_embeddings`."""
     import dataclasses
 
-    from ntpcheck.embeddings import is_canonical
-    from ntpcheck.instance import Instance
+    from ntpcheck.transformer.embeddings import is_canonical
+    from ntpcheck.transformer.instance import Instance
     from ntpcheck.properties.framework import checks_as_given, run_on_instance
 
     from .embedding_choice import load_with_embeddings

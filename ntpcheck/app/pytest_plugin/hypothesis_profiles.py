@@ -33,7 +33,7 @@ import functools
 import os
 import sys
 
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 
 __all__ = ["PROFILE_SETTINGS", "register_profiles", "chosen_profile", "use_profiles"]
 
@@ -93,7 +93,7 @@ def chosen_profile(environ=os.environ) -> str:
 def use_profiles() -> str:
     """Register the profiles and load :func:`chosen_profile`; return its name.
 
-    Raises :class:`~ntpcheck.errors.NTPCheckError` (one line) for an unknown
+    Raises :class:`~ntpcheck.common.errors.NTPCheckError` (one line) for an unknown
     ``HYPOTHESIS_PROFILE`` or an unusable ``NTPCHECK_REDIS_URL``.
     """
     from hypothesis import settings

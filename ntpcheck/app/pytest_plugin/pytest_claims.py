@@ -118,7 +118,7 @@ class ClaimRun:
 
 
 def _violated(inst) -> list[str]:
-    from ntpcheck.assumptions import check_all, failed
+    from ntpcheck.transformer.assumptions import check_all, failed
 
     return failed(check_all(inst.dataset, inst.E))
 

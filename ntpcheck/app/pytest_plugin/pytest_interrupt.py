@@ -4,7 +4,7 @@ pytest stops at a :class:`KeyboardInterrupt` on its own and prints its
 summary (the verdicts finished so far, :mod:`.pytest_plugin`).  What this
 plugin adds, registered only under ``--ntpcheck``:
 
-* the handler of :mod:`ntpcheck.interrupt`, so a Ctrl-C that lands in a
+* the handler of :mod:`ntpcheck.common.interrupt`, so a Ctrl-C that lands in a
   finaliser (numba's compiler calls back into Python) is raised again at the
   next instance instead of being swallowed or reported as an internal error;
 * exit status 130 (pytest's own is 2), as ``ntpcheck verify`` gives;

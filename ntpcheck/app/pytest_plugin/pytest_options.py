@@ -51,7 +51,7 @@ class ClaimOptions:
     """The plugin's options, validated once (a bad value is a usage error, one line)."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from ntpcheck.errors import NTPCheckError
+        from ntpcheck.common.errors import NTPCheckError
         from ntpcheck.properties import DEFAULT_PAPER, PAPERS, paper
         from ntpcheck.properties.framework.selection import split_names
 
@@ -75,7 +75,7 @@ class ClaimOptions:
     def selected(self, claims) -> list:
         """``claims`` (one collector's) that ``--ntp-claims`` names, in their order; a name
         that none of them has is left for :func:`check_selection`, which sees every claim."""
-        from ntpcheck.errors import NTPCheckError
+        from ntpcheck.common.errors import NTPCheckError
         from ntpcheck.properties.framework import select_claims
         from ntpcheck.properties.framework.selection import split_names
 
@@ -98,8 +98,8 @@ def _load_instance(path: str | None, load=None):
         return None, None
     if load is not None:
         return load(path)
-    from ntpcheck.instance import Instance
-    from ntpcheck.textformat import load_with_header
+    from ntpcheck.transformer.instance import Instance
+    from ntpcheck.transformer.textformat import load_with_header
 
     ds, header = load_with_header(path)
     return Instance.from_header(ds, header), header
@@ -112,7 +112,7 @@ def check_selection(config: pytest.Config, opts: ClaimOptions | None, collected:
     given = given_options(config)
     if not given:
         return  # (and nothing imported: every pytest run of every project comes here)
-    from ntpcheck.errors import NTPCheckError
+    from ntpcheck.common.errors import NTPCheckError
     from ntpcheck.properties.framework import select_claims
 
     if not config.getoption("ntpcheck") and not collected:

@@ -120,7 +120,7 @@ def use_profiles_unless_chosen(config: pytest.Config | None = None) -> None:
     ``tests/conftest.py`` of ntpcheck's repository calls it for its own suite."""
     from hypothesis import settings
 
-    from ntpcheck.errors import NTPCheckError
+    from ntpcheck.common.errors import NTPCheckError
 
     from .hypothesis_profiles import register_profiles, use_profiles
 

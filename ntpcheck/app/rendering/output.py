@@ -2,7 +2,7 @@
 accept, output paths validated up front, ``-`` meaning standard output.
 
 Every JSON document carries ``schema_version`` (:data:`SCHEMA_VERSION`) and
-``versions`` (:func:`ntpcheck.versions.package_versions`).  Non-finite
+``versions`` (:func:`ntpcheck.common.versions.package_versions`).  Non-finite
 numbers (a diverged training run) become ``null``, and ``non_finite`` lists
 where and what they were, so the document stays strict JSON.
 """
@@ -20,15 +20,15 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import orjson
 
-from ntpcheck.atomic import STREAM, atomic_write_chunks, not_empty, output_kind
-from ntpcheck.errors import OutputPathError
-from ntpcheck.versions import package_versions
+from ntpcheck.common.atomic import STREAM, atomic_write_chunks, not_empty, output_kind
+from ntpcheck.common.errors import OutputPathError
+from ntpcheck.common.versions import package_versions
 
 __all__ = ["SCHEMA_VERSION", "INTERRUPTED", "ColumnTable", "strict", "json_chunks", "json_text", "check_output_file", "check_output_dir", "write_json"]
 
 #: Version of the JSON documents' layout (bumped when a field changes meaning or goes away).
 SCHEMA_VERSION = 1
-from ntpcheck.interrupt import INTERRUPTED  # noqa: E402  (re-exported: the status every command gives after Ctrl-C)
+from ntpcheck.common.interrupt import INTERRUPTED  # noqa: E402  (re-exported: the status every command gives after Ctrl-C)
 
 
 class ColumnTable(Mapping):
@@ -202,7 +202,7 @@ def check_output_file(path: str | None, option: str) -> None:
 def check_output_dir(path: str | None, option: str, empty: bool = True) -> None:
     """Raise :class:`OutputPathError` unless ``path`` is, or can be created as, a directory that
     can be written in, before any work is done; with ``empty`` (``--report``) an existing
-    directory must also be empty (:func:`ntpcheck.atomic.fresh_directory`: nothing the user had
+    directory must also be empty (:func:`ntpcheck.common.atomic.fresh_directory`: nothing the user had
     is ever overwritten or deleted)."""
     if path is None:
         return

@@ -18,8 +18,8 @@ import math
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:
-    from ntpcheck.assumptions import CheckResult
-    from ntpcheck.structure import Structure
+    from ntpcheck.transformer.assumptions import CheckResult
+    from ntpcheck.transformer.structure import Structure
 
 __all__ = ["ASSUMPTION_TITLES", "TEXT_LIMIT", "capped", "check_json", "check_text", "fmt", "indent", "table"]
 

@@ -1,10 +1,10 @@
 """Which direction does training pick?  ``ntpcheck reproduce algorithms``.
 
-For every training algorithm of :data:`ntpcheck.algorithms.VARIANTS`, on the
+For every training algorithm of :data:`ntpcheck.transformer.algorithms.VARIANTS`, on the
 Section 7 dataset (``random_realizable_dataset(20, 90, seed)``, canonical
 embeddings, ``T = T' = 900``): ``1 - cos`` of the trained ``W_kq^(t)`` to the
 Frobenius max-margin solution (Eq. 3, exact solver) and to the nuclear-norm
-one (:func:`ntpcheck.maxmargin.nuclear.solve_eq3_nuclear`, certified by its
+one (:func:`ntpcheck.transformer.maxmargin.nuclear.solve_eq3_nuclear`, certified by its
 optimality conditions), with the fitted exponent of each over
 ``t in [T'/5, T']`` and its 95% interval; and the probability of the right
 next token on Theorem 3's unseen sentences at the end of training.  The
@@ -12,9 +12,9 @@ figure draws the two alignment curves per algorithm; the CSV has every curve.
 
 The nuclear-norm minimiser need not be unique, so at ``t = T'`` each variant
 also gets the range of ``1 - cos`` over all of them
-(:func:`ntpcheck.maxmargin.nuclear_range.cosine_range`), and the verdict
+(:func:`ntpcheck.transformer.maxmargin.nuclear_range.cosine_range`), and the verdict
 "closer to" one direction is given only when the whole range says so
-(:func:`~ntpcheck.maxmargin.nuclear_range.closer_to`).
+(:func:`~ntpcheck.transformer.maxmargin.nuclear_range.closer_to`).
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntpcheck.transformer import model
-from ntpcheck.algorithms import VARIANTS, Variant, train_variant
-from ntpcheck.curves import one_minus_cos_rows
-from ntpcheck.embeddings import as_embeddings
-from ntpcheck.maxmargin.nuclear_range import CosineRange, NuclearFace, closer_to, cosine_range
+from ntpcheck.transformer.algorithms import VARIANTS, Variant, train_variant
+from ntpcheck.transformer.curves import one_minus_cos_rows
+from ntpcheck.transformer.embeddings import as_embeddings
+from ntpcheck.transformer.maxmargin.nuclear_range import CosineRange, NuclearFace, closer_to, cosine_range
 from ntpcheck.properties.framework.checks import fit_exponent
-from ntpcheck.structure import analyse
-from ntpcheck.training import TrainingConfig
+from ntpcheck.transformer.structure import analyse
+from ntpcheck.transformer.training import TrainingConfig
 
 from .figures import theorem3_test_arrays
 
@@ -73,9 +73,9 @@ def directions(seed: int = 0, variants=VARIANTS, T: int = 900, T2: int = 900) ->
     also the two solutions' norms and optimality residuals."""
     import time
 
-    from ntpcheck.maxmargin import eq2_closed_form, solve_eq3_exact
-    from ntpcheck.maxmargin.nuclear import solve_eq3_nuclear
-    from ntpcheck.synthetic import random_realizable_dataset
+    from ntpcheck.transformer.maxmargin import eq2_closed_form, solve_eq3_exact
+    from ntpcheck.transformer.maxmargin.nuclear import solve_eq3_nuclear
+    from ntpcheck.transformer.synthetic import random_realizable_dataset
 
     st = analyse(random_realizable_dataset(20, 90, seed=seed, approximate=True))
     E = as_embeddings(None, st.dataset.n_vocab)
@@ -107,7 +107,7 @@ def directions(seed: int = 0, variants=VARIANTS, T: int = 900, T2: int = 900) ->
 
 
 def directions_table(rows: list[Direction]) -> list[list[str]]:
-    """Rows for :func:`ntpcheck.app.render.table`: final 1 - cos and fitted rates to both directions, the range
+    """Rows for :func:`ntpcheck.app.rendering.render.table`: final 1 - cos and fitted rates to both directions, the range
     of 1 - cos over every nuclear-norm minimiser (attained by points found; certified bounds) and the conclusion."""
     def fit(f) -> str:
         return "-" if f is None else f"t^{f.exponent:.2f} [{f.lo:.2f}, {f.hi:.2f}]"
@@ -132,7 +132,7 @@ TABLE_HEADER = ["algorithm", "1-cos to W*_F", "rate", "1-cos to W*_nuc", "rate",
 def directions_csv(rows: list[Direction]) -> str:
     """Long-format CSV: ``algorithm, direction, t, one_minus_cos``; at the last ``t`` also the directions
     ``nuclear_set_lo``, ``nuclear_set_lo_attained``, ``nuclear_set_hi_attained``, ``nuclear_set_hi`` (the range
-    over every nuclear-norm minimiser, :class:`~ntpcheck.maxmargin.nuclear_range.CosineRange`)."""
+    over every nuclear-norm minimiser, :class:`~ntpcheck.transformer.maxmargin.nuclear_range.CosineRange`)."""
     lines = ["algorithm,direction,t,one_minus_cos"]
     for d in rows:
         for name, ys in (("frobenius", d.to_frobenius), ("nuclear", d.to_nuclear)):
@@ -182,7 +182,7 @@ def reproduce_algorithms(out_dir: str, seed: int, t0: float) -> int:
     import os
     import time
 
-    from ntpcheck.atomic import atomic_write_bytes
+    from ntpcheck.common.atomic import atomic_write_bytes
 
     from ntpcheck.app.rendering.output import json_text
     from ntpcheck.app.rendering.render import table

@@ -1,4 +1,4 @@
-"""One documentation page per paper, generated from committed results: ``python -m ntpcheck.app.docs_pages RESULTS_DIR OUT_DIR``.
+"""One documentation page per paper, generated from committed results: ``python -m ntpcheck.app.report.docs_pages RESULTS_DIR OUT_DIR``.
 
 For every paper with ``RESULTS_DIR/<paper>.verify.json`` (``ntpcheck verify --paper <paper> --json``)
 it writes ``OUT_DIR/<paper>.md``: the findings table (claim, verdict, counts tested/drawn/distinct,
@@ -30,7 +30,7 @@ from .reportmd import _md
 
 __all__ = ["paper_page", "claim_graph", "graph_status", "status_text", "rests_on", "proof_uses", "write_pages", "main"]
 
-GENERATOR = "python -m ntpcheck.app.docs_pages docs/results docs/papers"
+GENERATOR = "python -m ntpcheck.app.report.docs_pages docs/results docs/papers"
 #: Colours of the claim graph: the report's verdict colours, and yellow for a claim that holds with a loose part.
 _STATUS = ("falsified", "error", "inconclusive", "loose", "holds", "vacuous", "outside", "not run")
 
@@ -308,7 +308,7 @@ def paper_page(paper: str, verify: dict, matrix: dict | None = None, algorithm: 
 
 def write_pages(results_dir: str, out_dir: str) -> list[str]:
     """Write every paper's page (and claim graph) from ``results_dir`` into ``out_dir``; the paths written."""
-    from ntpcheck.atomic import atomic_write_bytes, atomic_write_text
+    from ntpcheck.common.atomic import atomic_write_bytes, atomic_write_text
 
     os.makedirs(out_dir, exist_ok=True)
     written = []
@@ -332,7 +332,7 @@ def write_pages(results_dir: str, out_dir: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ntpcheck.app.docs_pages", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m ntpcheck.app.report.docs_pages", description=__doc__.splitlines()[0])
     parser.add_argument("results_dir", help="the folder of <paper>.verify.json (and .matrix.json, .algorithm.json)")
     parser.add_argument("out_dir", help="where the pages go (docs/papers)")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """Figures: the paper's Figure 2 (Section 7) with the bounds overlaid, and its test-loss panel.
 
 ``figure2(seed)`` reruns the Section 7 experiment: a random realizable
-dataset (|V| = 20, 90 samples asked of :func:`ntpcheck.synthetic.random_realizable_dataset`, which
+dataset (|V| = 20, 90 samples asked of :func:`ntpcheck.transformer.synthetic.random_realizable_dataset`, which
 reaches 49-90 of them over seeds 0-49; 73 for seed 0),
 d = |V|, eta_0 = 0.2/sqrt(d), eta = 0.05/sqrt(d), 900 + 900 steps.  Panels:
 per stage, the loss, 1 - cos with the max-margin direction (log scale) and
@@ -26,17 +26,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntpcheck.transformer import model
-from ntpcheck.data import SampleArrays
-from ntpcheck.model import safe_norm
+from ntpcheck.common.data import SampleArrays
+from ntpcheck.transformer.model import safe_norm
 from ntpcheck.properties.huang2024 import bounds
-from ntpcheck.structure import analyse, theorem3_sentences
-from ntpcheck.training import TrainingConfig, train
+from ntpcheck.transformer.structure import analyse, theorem3_sentences
+from ntpcheck.transformer.training import TrainingConfig, train
 
 __all__ = ["Figure2Data", "figure2_data", "figure2", "csv_text", "theorem3_test_arrays"]
 
 
 def theorem3_test_arrays(st) -> SampleArrays | None:
-    """Theorem 3's unseen sentences (:func:`ntpcheck.structure.theorem3_sentences`) as arrays."""
+    """Theorem 3's unseen sentences (:func:`ntpcheck.transformer.structure.theorem3_sentences`) as arrays."""
     ds = st.dataset
     sents = [(sent, nxt) for _, sent, nxt in theorem3_sentences(st)]
     if not sents:
@@ -69,8 +69,8 @@ class Figure2Data:
 
 def _run(seed: int):
     """One Section 7 run: structure, trajectory (weights kept) and ``(W*_ov, W*_kq)``."""
-    from ntpcheck.maxmargin import eq2_closed_form, solve_eq3_exact
-    from ntpcheck.synthetic import random_realizable_dataset
+    from ntpcheck.transformer.maxmargin import eq2_closed_form, solve_eq3_exact
+    from ntpcheck.transformer.synthetic import random_realizable_dataset
 
     st = analyse(random_realizable_dataset(20, 90, seed=seed, approximate=True))
     refs = (eq2_closed_form(st), solve_eq3_exact(st, certify=False).W)

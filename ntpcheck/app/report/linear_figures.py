@@ -226,7 +226,7 @@ def reproduce_linear(figure: str, out_dir: str, seed: int | None, embeddings: st
     """``ntpcheck reproduce linear-fig12 | linear-fig345``: write the PNG and the CSV, print the numbers."""
     import os
 
-    from ntpcheck.atomic import atomic_write_bytes
+    from ntpcheck.common.atomic import atomic_write_bytes
 
     t0 = time.perf_counter()
     seed = 0 if seed is None else seed

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, published_directory
+from ntpcheck.common.atomic import atomic_write_bytes, atomic_write_text, published_directory
 from ntpcheck.properties.framework import Verdict
 
 from .claimfigure import claim_figure

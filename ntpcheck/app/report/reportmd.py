@@ -6,7 +6,7 @@ claim against its bound over every tested instance, in the kind its record
 names) with a caption, and any counterexample in the text format with the
 command that replays it.  ``DIR/report.html`` (:mod:`.reporthtml`) is the same
 report as one file, the figures embedded, with a table of contents by paper and
-section.  ``DIR`` must be new or empty (:func:`ntpcheck.atomic.fresh_directory`):
+section.  ``DIR`` must be new or empty (:func:`ntpcheck.common.atomic.fresh_directory`):
 nothing already there is ever overwritten or deleted.  Each file is written
 atomically, ``report.md`` last.
 """
@@ -17,7 +17,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, published_directory
+from ntpcheck.common.atomic import atomic_write_bytes, atomic_write_text, published_directory
 from ntpcheck.properties.framework import ClaimResult
 
 from .claimfigure import claim_figure, instances_caption
@@ -133,7 +133,7 @@ def markdown(items: list[ReportItem], profile: str, seed: int, complete: bool = 
 def write_report(out_dir: str, results: list[ClaimResult], profile: str, seed: int, complete: bool = True,
                  paper: str | None = None) -> str:
     """Write ``out_dir/report.md``, ``out_dir/report.html`` and the figures into ``out_dir``, which must
-    be new or empty (checked again here; :class:`ntpcheck.errors.OutputPathError` otherwise), so no old
+    be new or empty (checked again here; :class:`ntpcheck.common.errors.OutputPathError` otherwise), so no old
     report's plots ever sit beside a new ``report.md`` and nothing of the user's is touched."""
     from .reporthtml import html_report
 

@@ -1,6 +1,6 @@
 """``ntpcheck bench``: the max-margin solver benchmark, scored like qpbenchmark.
 
-Eq. (3) on the four data kinds of :func:`ntpcheck.synthetic.solver_dataset`
+Eq. (3) on the four data kinds of :func:`ntpcheck.transformer.synthetic.solver_dataset`
 (complete-star, sparse, many-optimal, prefix-closed), and Eq. (2) on the
 complete-star data, at each size.  **What is timed is what a user waits
 for**: from the loaded dataset to the certified answer, for every method
@@ -37,10 +37,10 @@ import numpy as np
 
 from ntpcheck.common import interrupt
 from ntpcheck.transformer import maxmargin as mm
-from ntpcheck.maxmargin import eq2_matrix, solve_eq3_exact
-from ntpcheck.structure import analyse
-from ntpcheck.synthetic import SOLVER_KINDS, solver_dataset
-from ntpcheck.textformat import dumps, loads
+from ntpcheck.transformer.maxmargin import eq2_matrix, solve_eq3_exact
+from ntpcheck.transformer.structure import analyse
+from ntpcheck.transformer.synthetic import SOLVER_KINDS, solver_dataset
+from ntpcheck.transformer.textformat import dumps, loads
 
 __all__ = ["run_bench", "bench_rows", "score", "speedups", "environment", "TOL", "SHIFT", "TIME_LIMIT"]
 
@@ -60,7 +60,7 @@ def _methods() -> list[str]:
 
 def environment() -> dict:
     """Python, platform, CPU and the versions of every package a timing depends on."""
-    from ntpcheck.versions import package_versions
+    from ntpcheck.common.versions import package_versions
 
     cpu = platform.processor() or ""
     try:

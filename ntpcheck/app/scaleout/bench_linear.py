@@ -10,12 +10,12 @@ the active set of :mod:`ntpcheck.linear.svm_active`.  At the sizes of
 data to the answer, the minimum over ``repeat`` interleaved rounds (``w_mm``
 several times a round, at least :data:`FAST_REPEAT` runs in all, as
 ``ntpcheck bench`` does for its exact methods), on one BLAS thread
-(:func:`ntpcheck.blas.single_threaded_blas`: threadpoolctl or OpenBLAS's own
+(:func:`ntpcheck.common.blas.single_threaded_blas`: threadpoolctl or OpenBLAS's own
 call; where neither is available, a child process started with
 ``OPENBLAS_NUM_THREADS=1`` and its kin).  Each row reports the ratio, the
 relative Frobenius differences of the answers (to each timed solver's and to
 CLARABEL at tight tolerances, :func:`tight_w_mm`, untimed), ``w_mm``'s own KKT residual and the
-independent certificate of :func:`ntpcheck.maxmargin.kkt.certify` in ℱ^⊥
+independent certificate of :func:`ntpcheck.transformer.maxmargin.kkt.certify` in ℱ^⊥
 coordinates.  The previous path (``w_mm(D, "cvxpy")``: separability LP,
 CLARABEL, polish) is timed too.
 """
@@ -73,7 +73,7 @@ def cvxpy_w_mm(D: NTPData, solver: str = "CLARABEL", strict: bool = False, **opt
     """Def. 3 as one vectorised cvxpy problem: variable ``W`` (V × d), logits ``L = W H̄``, (6a)
     ``L[z, j] = L[z_j, j]`` for ``z ∈ 𝒮_j``, (6b) ``L[z_j, j] − L[v, j] ≥ 1`` for ``v ∉ 𝒮_j``
     (anchors ``z_j = min 𝒮_j``), objective ``sum_squares(W)``.  ``strict``: refuse an answer the solver
-    calls inaccurate (:class:`~ntpcheck.errors.SolverFailedError`).
+    calls inaccurate (:class:`~ntpcheck.common.errors.SolverFailedError`).
 
     Examples
     --------
@@ -84,7 +84,7 @@ def cvxpy_w_mm(D: NTPData, solver: str = "CLARABEL", strict: bool = False, **opt
     """
     import cvxpy as cp
 
-    from ntpcheck.errors import SolverFailedError
+    from ntpcheck.common.errors import SolverFailedError
 
     W = cp.Variable((D.V, D.d))
     L = W @ D.H
@@ -120,7 +120,7 @@ def tight_w_mm(D: NTPData) -> tuple[np.ndarray, float]:
     """
     from cvxpy.error import SolverError
 
-    from ntpcheck.errors import SolverFailedError
+    from ntpcheck.common.errors import SolverFailedError
 
     for tol in TIGHT:
         try:
@@ -132,7 +132,7 @@ def tight_w_mm(D: NTPData) -> tuple[np.ndarray, float]:
 
 
 def _installed() -> list[str]:
-    from ntpcheck.maxmargin import installed_solvers
+    from ntpcheck.transformer.maxmargin import installed_solvers
 
     return [s for s in SOLVERS if s in installed_solvers()]
 
@@ -170,7 +170,7 @@ def _time_case(D: NTPData, solvers: list[str], repeat: int) -> dict:
 def _case_row(d: int, m: int, V: int, seed: int, repeat: int) -> dict:
     from ntpcheck.linear.subspace import subspace
     from ntpcheck.linear.svm import svm_problem
-    from ntpcheck.maxmargin.kkt import certify
+    from ntpcheck.transformer.maxmargin.kkt import certify
 
     D = linear_instance(d, m, V, seed)
     solvers = _installed()
@@ -204,7 +204,7 @@ def linear_rows(sizes=SIZES, repeat: int = 3, seeds=(0,), progress=None) -> list
 
 
 def _blas_mode() -> str:
-    from ntpcheck.blas import blas_limiter
+    from ntpcheck.common.blas import blas_limiter
 
     how = blas_limiter()
     if how:
@@ -215,17 +215,17 @@ def _blas_mode() -> str:
 
 
 def _single_threaded_rows(repeat: int, seeds, progress) -> tuple[list[dict], str]:
-    """:func:`linear_rows` on one BLAS thread: here under :func:`ntpcheck.blas.single_threaded_blas` or the
+    """:func:`linear_rows` on one BLAS thread: here under :func:`ntpcheck.common.blas.single_threaded_blas` or the
     environment, else in a child process started with :data:`BLAS_ENV` set to 1 (its progress on our
     standard error)."""
-    from ntpcheck.blas import single_threaded_blas
+    from ntpcheck.common.blas import single_threaded_blas
 
     mode = _blas_mode()
     if mode:
         with single_threaded_blas():
             return linear_rows(SIZES, repeat, seeds, progress), mode
     env = {**os.environ, **{k: "1" for k in BLAS_ENV}}
-    code = f"from ntpcheck.app.bench_linear import _child; _child({tuple(SIZES)!r}, {repeat}, {tuple(seeds)!r})"
+    code = f"from ntpcheck.app.scaleout.bench_linear import _child; _child({tuple(SIZES)!r}, {repeat}, {tuple(seeds)!r})"
     proc = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True, check=False)
     if proc.returncode:
         raise SystemExit(proc.returncode)

@@ -36,7 +36,7 @@ import time
 from collections.abc import Iterator
 
 from ntpcheck.common import interrupt
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import select_claims, versions
 

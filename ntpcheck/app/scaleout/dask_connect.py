@@ -3,12 +3,12 @@
 Dask's own timeout covers the TCP connect, not its handshake: a port that accepts and stays
 silent (or speaks another protocol, such as HTTP) held a run forever.  :func:`connect` gives the
 connection its own deadline, in a daemon thread, and turns every way it fails into one
-:class:`~ntpcheck.errors.NTPCheckError`.
+:class:`~ntpcheck.common.errors.NTPCheckError`.
 """
 
 from __future__ import annotations
 
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 
 __all__ = ["CONNECT_TIMEOUT", "connect"]
 

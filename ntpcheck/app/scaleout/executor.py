@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ntpcheck.common import interrupt
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 from ntpcheck.properties.framework import RunInterrupted, run_claims
 
 from .dask_connect import CONNECT_TIMEOUT, connect
@@ -53,7 +53,7 @@ def check_address(address: str, option: str = "--scheduler") -> str:
     >>> check_address("http://x")
     Traceback (most recent call last):
     ...
-    ntpcheck.errors.NTPCheckError: --scheduler 'http://x': not a scheduler address; expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)
+    ntpcheck.common.errors.NTPCheckError: --scheduler 'http://x': not a scheduler address; expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)
     """
     m = _ADDRESS.match(address.strip())
     if not m or not 0 < int(m.group(1)) < 65536:
@@ -328,7 +328,7 @@ def _local_cluster(distributed, workers: int):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         # One thread of everything per worker process: Dask already pins BLAS (its nanny's
-        # pre-spawn-environ); numba's parallel kernels (ntpcheck.kernels.gradients) would otherwise
+        # pre-spawn-environ); numba's parallel kernels (ntpcheck.transformer.kernels.gradients) would otherwise
         # start one thread per core in every worker and oversubscribe the machine.  Set in the
         # worker process only (`env`): the nanny's pre-spawn-environ is written into this process's
         # own environment too, and numba refuses a NUMBA_NUM_THREADS changed after its threads started.

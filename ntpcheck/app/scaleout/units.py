@@ -119,7 +119,7 @@ def example_database(spec: tuple[str, str] | None):
         return None
     kind, where_ = spec
     if kind == "redis":
-        from ntpcheck.app.pytest_plugin.hypothesis_profiles import _shared_database
+        from ntpcheck.app.pytest_plugin.pytest_plugin.hypothesis_profiles import _shared_database
 
         return _shared_database(where_)
     from hypothesis.database import DirectoryBasedExampleDatabase
@@ -137,7 +137,7 @@ def where() -> str:
 
     On a worker it also silences Hypothesis's warning that the global ``random`` changed while
     data were drawn: Dask's own threads use it there (heartbeats, retries), not the strategies
-    (which draw the same data on a worker as in process: ``tests/test_dask.py``)."""
+    (which draw the same data on a worker as in process: ``tests/app/test_dask.py``)."""
     try:
         from distributed import get_worker
 

@@ -10,7 +10,7 @@ stage's normalised-GD loop
 
 runs in one compiled function (:mod:`.ngd`) that writes the recorded steps
 (``W``, loss, ``max |G|``, and in stage 2 the attention) into buffers, which
-:class:`ntpcheck.curves.Recorder` reduces block by block as before.
+:class:`ntpcheck.transformer.curves.Recorder` reduces block by block as before.
 :mod:`.gradients` also has the stage-2 gradient at a stack of parameters
 (:func:`stage2_gradients`), the same gradient with the samples in parallel
 (:func:`stage2_dense`, for large data) and the O(N L) gradient for value
@@ -18,18 +18,18 @@ columns of Lemma 3's shape (:func:`stage2_structured`).  :mod:`.maxflow` is the 
 max-flow (Dinic) of the exact Eq. (3) solver.
 
 The stage-2 arithmetic is that of the numpy reference
-(:func:`ntpcheck.model.grad_kq`), sample by sample:
+(:func:`ntpcheck.transformer.model.grad_kq`), sample by sample:
 attention ``phi = softmax(s)`` over the real positions; logits
 ``z = sum_l phi_l U[:, i_l]``; the wrong-class probabilities
 ``p_v = exp(z_v - z_y - loss)`` with the loss as ``log1p`` when ``y`` is the
-arg-max (:func:`ntpcheck.model.cross_entropy_parts`);
+arg-max (:func:`ntpcheck.transformer.model.cross_entropy_parts`);
 ``h_l = pi (sum_v p_v U[v, i_l] - (sum_v p_v) U[y, i_l])``; the softmax
-Jacobian in the centred form (:func:`ntpcheck.model.softmax_backward_centred`),
+Jacobian in the centred form (:func:`ntpcheck.transformer.model.softmax_backward_centred`),
 so equal tokens cancel exactly; the scatter ``G[i_l, q] += r_l``; and the
-step rescaled by ``max |G|`` before the norm (:func:`ntpcheck.training.ngd_step`).
-Stage 1 is :func:`ntpcheck.model.stage1_grad_scaled`'s.  Both are tested
+step rescaled by ``max |G|`` before the norm (:func:`ntpcheck.transformer.training.ngd_step`).
+Stage 1 is :func:`ntpcheck.transformer.model.stage1_grad_scaled`'s.  Both are tested
 equal to the numpy forms to 1e-12 (relative), on saturated runs too, in
-``tests/test_kernels.py`` and ``tests/test_model.py``.  Summation order differs, so the two
+``tests/transformer/test_kernels.py`` and ``tests/transformer/test_model.py``.  Summation order differs, so the two
 agree to rounding, not bit for bit.
 """
 
@@ -53,7 +53,7 @@ def embedding_args(E: np.ndarray) -> tuple:
 
 
 def sample_args(arr) -> tuple:
-    """``(tokens, mask, query, target, pi)`` of :class:`ntpcheck.data.SampleArrays` as the
+    """``(tokens, mask, query, target, pi)`` of :class:`ntpcheck.common.data.SampleArrays` as the
     compiled functions take them."""
     return (arr.tokens.astype(np.int64), np.ascontiguousarray(arr.mask), arr.query.astype(np.int64),
             arr.target.astype(np.int64), arr.pi.astype(float))

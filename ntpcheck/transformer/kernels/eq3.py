@@ -1,7 +1,7 @@
 """Exact Eq. (3), compiled: its distinct constraints, and L2 isotonic regression on them.
 
-The mathematics is in :mod:`ntpcheck.maxmargin.isotonic` (the method) and
-:attr:`ntpcheck.structure.Structure.eq3_index` (the constraints); these are
+The mathematics is in :mod:`ntpcheck.transformer.maxmargin.isotonic` (the method) and
+:attr:`ntpcheck.transformer.structure.Structure.eq3_index` (the constraints); these are
 their loops, so that a solve at |V| = 400 is not a few hundred numpy calls per
 recursion level.
 
@@ -202,7 +202,7 @@ def _group(label, count, items):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _split_flow(nodes, edges, nO, is_o, ia, ib, local, g, work, flow):  # pragma: no cover - compiled
-    """The integer max-flow of one set's split test (see :mod:`ntpcheck.maxmargin.isotonic`),
+    """The integer max-flow of one set's split test (see :mod:`ntpcheck.transformer.maxmargin.isotonic`),
     with ``nO`` optimal nodes: ``s -> b`` of capacity ``|O|``, ``a -> t`` of ``|N|``, and ``b -> a`` of ``|O| + 1`` for the
     set's pairs.  ``flow`` receives the flow per edge (node edges first, in node order), and
     ``work[4][i] >= 0`` says whether node ``i`` is reachable (:func:`.maxflow.dinic`);
@@ -253,7 +253,7 @@ def _split(nodes, edges, reach, local, ia, ib, tmp):  # pragma: no cover - compi
 @njit(cache=True)
 def isotonic_nodes(is_o, ia, ib):  # pragma: no cover - compiled
     """``(val, lam)``: values of every node and multipliers of every pair (see
-    :mod:`ntpcheck.maxmargin.isotonic`).
+    :mod:`ntpcheck.transformer.maxmargin.isotonic`).
 
     Each component's nodes and pairs are a segment of two arrays; a set that splits is
     reordered in place (:func:`_split`) into two sub-segments, kept on a stack of

@@ -1,4 +1,4 @@
-"""Compiled gradients of Eq. (5) and Eq. (6) (see :mod:`ntpcheck.kernels`)."""
+"""Compiled gradients of Eq. (5) and Eq. (6) (see :mod:`ntpcheck.transformer.kernels`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ __all__ = ["stage2_gradients", "stage2_structured", "stage2_dense", "DENSE_CHUNK
 @njit(cache=True)
 def _mm(A, B):  # pragma: no cover - compiled
     """``A @ B`` by loops (i, k, j order): as fast as BLAS at the sizes compiled here
-    (:data:`ntpcheck.training.COMPILED_MAX_DIM`), and it keeps BLAS out of the compile
+    (:data:`ntpcheck.transformer.training.COMPILED_MAX_DIM`), and it keeps BLAS out of the compile
     (numba's ``@`` tripled the first-use compile time)."""
     n, m = A.shape
     out = np.zeros((n, B.shape[1]))
@@ -29,7 +29,7 @@ def _mm(A, B):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _loss_from(m, other):  # pragma: no cover - compiled
-    """The loss of :func:`ntpcheck.model.cross_entropy_parts` from ``m = max_v (z_v - z_y) >= 0``
+    """The loss of :func:`ntpcheck.transformer.model.cross_entropy_parts` from ``m = max_v (z_v - z_y) >= 0``
     and ``other = sum_{v != y} exp(z_v - z_y - m)``: ``log1p(other)`` when ``y`` is the arg-max
     (``m = 0``), else ``m + log(exp(-m) + other)``; accurate to relative precision at 1e-300."""
     return math.log1p(other) if m == 0.0 else m + math.log(math.exp(-m) + other)
@@ -80,7 +80,7 @@ def _attention(K, tokens, mask, n, q, phi):  # pragma: no cover - compiled
 @njit(cache=True, inline="always")
 def _backward_scatter(phi, h, tokens, mask, n, q, G):  # pragma: no cover - compiled
     """``G[i_l, q] += r_l`` with ``r = (diag phi - phi phi^T) h`` for sample ``n``, in the centred
-    form of :func:`ntpcheck.model.softmax_backward_centred` (``c = h`` at the first arg-max of
+    form of :func:`ntpcheck.transformer.model.softmax_backward_centred` (``c = h`` at the first arg-max of
     ``phi``): positions whose ``h`` equals ``c`` contribute exactly nothing."""
     L = tokens.shape[1]
     k = 0
@@ -199,7 +199,7 @@ def _stage2_full(W, E, canonical, UT, tokens, mask, query, target, pi, Gtok, phi
 
 @njit(cache=True)
 def _stage1_full(W, E, canonical, source, target, Gtok, g, z, e):  # pragma: no cover - compiled
-    """Eq. (5) up to a positive factor and ``L_0``, as :func:`ntpcheck.model.stage1_grad_scaled`:
+    """Eq. (5) up to a positive factor and ``L_0``, as :func:`ntpcheck.transformer.model.stage1_grad_scaled`:
     ``g_v = exp(log p_v - M)`` for the wrong classes (``M`` the largest ``log p``), ``g_y = -sum g_v``,
     scattered to column ``x`` of the token-coordinate gradient; zero if every ``log p`` is ``-inf``.
     ``g`` (|C|) receives the losses; ``z``, ``e`` (|V|) are scratch."""
@@ -328,7 +328,7 @@ def stage2_structured(K, t_of, a_of, tokens, mask, query, target, pi, G, phi, H,
     Per sample the logits are a common value plus ``s_c = sum_{l: t_l = c} phi_l a_l`` on each
     special coordinate ``c``; relative to the target ``y`` the |V| - k common coordinates sit at
     ``-s_y`` and each other special coordinate at ``s_c - s_y``, so the log-sum-exp and the
-    wrong-class probabilities need no |V|-sized array (as :func:`ntpcheck.model.cross_entropy_parts`,
+    wrong-class probabilities need no |V|-sized array (as :func:`ntpcheck.transformer.model.cross_entropy_parts`,
     ``log1p`` when ``y`` is the arg-max).  ``h_l = pi a_l (p_{t_l}`` or ``-(1 - p_y)`` if ``t_l = y)``
     (the ``b_i 1`` part cancels), and the softmax Jacobian is applied centred as in
     :func:`_stage2_grad`.

@@ -1,6 +1,6 @@
 """Integer maximum flow (Dinic's algorithm), compiled, with the minimal source side of a min cut.
 
-The exact Eq. (3) solver (:mod:`ntpcheck.maxmargin.isotonic`) runs one small
+The exact Eq. (3) solver (:mod:`ntpcheck.transformer.maxmargin.isotonic`) runs one small
 max-flow per set it tests for a split (:func:`dinic` in a :func:`workspace`
 allocated once); the flows it needs are those of its own edges, and the cut
 it needs is the set of nodes reachable from the source in the residual graph.  Dinic's last

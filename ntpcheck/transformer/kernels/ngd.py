@@ -1,4 +1,4 @@
-"""Normalised GD loops of Algorithm 1's two stages, compiled (see :mod:`ntpcheck.kernels`)."""
+"""Normalised GD loops of Algorithm 1's two stages, compiled (see :mod:`ntpcheck.transformer.kernels`)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def _status(t, n_steps, scale):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _ngd_update(W, G, scale, eta):  # pragma: no cover - compiled
-    """``W -= eta Gs/||Gs||`` in place with ``Gs = G/scale`` (:func:`ntpcheck.training.ngd_step`)."""
+    """``W -= eta Gs/||Gs||`` in place with ``Gs = G/scale`` (:func:`ntpcheck.transformer.training.ngd_step`)."""
     ss = 0.0
     for i in range(G.shape[0]):
         for j in range(G.shape[1]):

@@ -2,15 +2,15 @@
 one pass over the real positions of the samples in their *ragged* form, so a sequence line of
 L tokens (L^2/2 positions) costs no Python per position and no padded array.
 
-The ragged form (:attr:`ntpcheck.data.Dataset.chain_indices`,
-:attr:`~ntpcheck.data.Dataset.sample_starts`) gives sample ``n``'s sentence as
+The ragged form (:attr:`ntpcheck.common.data.Dataset.chain_indices`,
+:attr:`~ntpcheck.common.data.Dataset.sample_starts`) gives sample ``n``'s sentence as
 ``flat[start[n] : start[n] + lengths[n]]``; the padded ``(N, L_max)`` array is the special case
 ``flat = tokens.ravel()``, ``start = n L_max``.  Position ``l`` of sample ``n`` is optimal,
 ``l in I(n)``, when the collocation of its token is the next token:
 ``nxt[flat[start[n] + l]] == target[n]`` (``nxt`` is -1 where ``n(x)`` is undefined).
 
-The mathematics is in :mod:`ntpcheck.structure` (:attr:`~ntpcheck.structure.Structure.role_codes`)
-and :func:`ntpcheck.assumptions.check_3`; a sample ``n`` with ``p = |I(n)|`` optimal
+The mathematics is in :mod:`ntpcheck.transformer.structure` (:attr:`~ntpcheck.transformer.structure.Structure.role_codes`)
+and :func:`ntpcheck.transformer.assumptions.check_3`; a sample ``n`` with ``p = |I(n)|`` optimal
 positions (:func:`optimal_counts`) and query row ``r = row[query[n]]`` contributes
 
 * the role bits: ``1`` for the token at each ``l in I(n)`` and ``2`` for the

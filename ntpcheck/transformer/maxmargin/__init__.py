@@ -2,19 +2,19 @@
 
 Modules, one job each:
 
-* :mod:`~ntpcheck.maxmargin.problems`: the problems as data (``R w >= 1``);
-* :mod:`~ntpcheck.maxmargin.kkt`: KKT residuals, certificates, the active-set polish;
-* :mod:`~ntpcheck.maxmargin.cvx`: solving with any installed cvxpy solver;
-* :mod:`~ntpcheck.maxmargin.closed_form`: Eq. (2) in closed form (Assumption 2);
-* :mod:`~ntpcheck.maxmargin.exact`: exact Eq. (2) and Eq. (3) under Assumption 2;
-* :mod:`~ntpcheck.maxmargin.reference`: the exact solution where it applies, cvxpy otherwise.
+* :mod:`~ntpcheck.transformer.maxmargin.problems`: the problems as data (``R w >= 1``);
+* :mod:`~ntpcheck.transformer.maxmargin.kkt`: KKT residuals, certificates, the active-set polish;
+* :mod:`~ntpcheck.transformer.maxmargin.cvx`: solving with any installed cvxpy solver;
+* :mod:`~ntpcheck.transformer.maxmargin.closed_form`: Eq. (2) in closed form (Assumption 2);
+* :mod:`~ntpcheck.transformer.maxmargin.exact`: exact Eq. (2) and Eq. (3) under Assumption 2;
+* :mod:`~ntpcheck.transformer.maxmargin.reference`: the exact solution where it applies, cvxpy otherwise.
 
 Every solution is a :class:`MaxMarginSolution` carrying its KKT residuals.
 
 Examples
 --------
 >>> import ntpcheck
->>> from ntpcheck.maxmargin import build_eq3, solve, solve_eq3_exact
+>>> from ntpcheck.transformer.maxmargin import build_eq3, solve, solve_eq3_exact
 >>> ds = ntpcheck.load("example1")
 >>> exact = solve_eq3_exact(ds)
 >>> exact.residuals.worst < 1e-12

@@ -9,7 +9,7 @@
 Examples
 --------
 >>> import ntpcheck
->>> from ntpcheck.maxmargin import eq2_closed_form
+>>> from ntpcheck.transformer.maxmargin import eq2_closed_form
 >>> W = eq2_closed_form(ntpcheck.load("example1"))
 >>> float(W[1, 0]), float(W[0, 0])   # column S: +3/4 on n(S) = V, -1/4 elsewhere
 (0.75, -0.25)

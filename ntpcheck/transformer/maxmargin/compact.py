@@ -3,7 +3,7 @@
 :func:`~.exact.solve_eq2_exact` and :func:`~.exact.solve_eq3_exact` return
 dense ``|V| x |V|`` matrices and certify them against every constraint row;
 at |V| = 10,000 that is 800 MB per matrix and 10^8 rows for Eq. (2).  Here
-the same solutions are :class:`~ntpcheck.sparsecols.SparseColumns`
+the same solutions are :class:`~ntpcheck.common.sparsecols.SparseColumns`
 (``W*_kq``: its nonzero entries; ``W*_ov``: per column the fill ``-1/|V|``
 and the entry ``1 - 1/|V|`` at ``n(x)``), bit for bit the dense ones'
 entries, and the KKT residuals of :class:`~.kkt.KKTResiduals` are computed
@@ -88,7 +88,7 @@ def solve_eq2_compact(st: Structure) -> CompactSolution:
 
     The columns are the tokens with a collocation, in vocabulary order; the
     values are those of :func:`~.closed_form.eq2_matrix` (``-1/|V| + 1`` at
-    ``n(x)``).  Raises :class:`~ntpcheck.errors.InfeasibleProblemError` if a
+    ``n(x)``).  Raises :class:`~ntpcheck.common.errors.InfeasibleProblemError` if a
     one-token sentence has two next tokens.
     """
     if st.collocation.multiple_next:

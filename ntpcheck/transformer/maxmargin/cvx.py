@@ -1,7 +1,7 @@
 """Solving the max-margin problems with any installed cvxpy solver, chosen by name.
 
 Tight tolerances per solver (:data:`SOLVER_DEFAULTS`), and an active-set
-polish (:func:`ntpcheck.maxmargin.kkt.polish`) that refines degenerate
+polish (:func:`ntpcheck.transformer.maxmargin.kkt.polish`) that refines degenerate
 interior-point answers from about ``sqrt(tol)`` to rounding level.  Every
 solution carries its KKT residuals.
 """

@@ -20,9 +20,9 @@ non-optimal one along the block's (tight) pairs; pairs between blocks get 0.
 All queries are solved together, by integer max-flows (:mod:`.isotonic`),
 so the split test is exact.
 
-Assumptions: Assumption 2 (else :class:`~ntpcheck.errors.EmbeddingError`)
+Assumptions: Assumption 2 (else :class:`~ntpcheck.common.errors.EmbeddingError`)
 and Assumption 1(ii) without confused tokens (else
-:class:`~ntpcheck.errors.AssumptionViolatedError`; use a cvxpy solver).
+:class:`~ntpcheck.common.errors.AssumptionViolatedError`; use a cvxpy solver).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def eq3_values(st: Structure) -> tuple[np.ndarray, dict]:
     """``U[x, q] = x^T W*_kq q`` and the multipliers of :attr:`Structure.eq3_pairs`, exactly.
 
     All queries at once: the nodes are (token, query) pairs
-    (:func:`ntpcheck.kernels.eq3.node_index`) and
+    (:func:`ntpcheck.transformer.kernels.eq3.node_index`) and
     :func:`~.isotonic.isotonic_bipartite` solves every column (closed form
     on complete bipartite sets, integer min cuts on the rest).
     """

@@ -21,7 +21,7 @@ split is a *block* whose optimal nodes take ``|N_B|/|B|`` and non-optimal
 nodes ``|N_B|/|B| - 1``.  Sets whose pairs are complete bipartite are blocks
 at once.  No block crosses a connected component, so each component is
 solved on its own, starting from itself (union-find), with one small
-max-flow per set (:func:`ntpcheck.kernels.eq3.isotonic_nodes`, compiled).
+max-flow per set (:func:`ntpcheck.transformer.kernels.eq3.isotonic_nodes`, compiled).
 
 **Multipliers.**  In each block, ``lambda`` is a flow that sends ``u_a`` out
 of every optimal node and ``-u_b`` into every non-optimal node along the

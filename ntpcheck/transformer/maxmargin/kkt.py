@@ -1,7 +1,7 @@
 """KKT certificates and the active-set polish for ``min 1/2 ||w||^2 s.t. R w >= 1``.
 
 The max-margin problems Eq. (2) and Eq. (3) of the paper are both of this
-form (:mod:`ntpcheck.maxmargin.problems`).  A candidate ``w`` with
+form (:mod:`ntpcheck.transformer.maxmargin.problems`).  A candidate ``w`` with
 multipliers ``lambda`` is optimal iff the four residuals of
 :class:`KKTResiduals` vanish: primal feasibility ``R w >= 1``, dual
 feasibility ``lambda >= 0``, stationarity ``w = R^T lambda`` and

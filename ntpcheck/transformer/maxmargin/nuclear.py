@@ -4,7 +4,7 @@
 non-optimal ``l`` of every query (the rows ``R`` of :func:`~.problems.build_eq3`).
 For factorised key/query weights ``W_kq = W_k W_q^T`` trained by gradient
 descent, the implicit bias of attention has been reported to follow this
-problem rather than Eq. (3); :mod:`ntpcheck.algorithms` compares training to both.
+problem rather than Eq. (3); :mod:`ntpcheck.transformer.algorithms` compares training to both.
 
 Solved with cvxpy and a conic solver (CLARABEL by default; the nuclear norm
 needs a semidefinite cone).  Each answer is checked by its optimality
@@ -60,7 +60,7 @@ def nuclear_optimality(problem: MaxMarginProblem, W: np.ndarray, lam: np.ndarray
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
-    >>> from ntpcheck.maxmargin.problems import MaxMarginProblem
+    >>> from ntpcheck.transformer.maxmargin.problems import MaxMarginProblem
     >>> P = MaxMarginProblem("one entry", sp.csr_matrix(np.array([[1.0, 0, 0, 0]])), (2, 2), [("a",)])
     >>> r = nuclear_optimality(P, np.array([[1.0, 0], [0, 0]]), np.array([1.0]))
     >>> max(r.values())

@@ -55,7 +55,7 @@ Every program is solved with cvxpy parameters (compiled once per face).  The
 default ``tol = 1e-6`` is a choice: with ``1e-8`` (the certificate's own
 accuracy) ``F`` is so thin that CLARABEL answers only "inaccurate"; a unique
 minimiser with quadratic growth of ``||W||_*`` then shows a spread of order
-``sqrt(tol)`` (about 1e-3; ``tests/test_nuclear_range.py``).
+``sqrt(tol)`` (about 1e-3; ``tests/transformer/test_nuclear_range.py``).
 """
 
 from __future__ import annotations
@@ -229,8 +229,8 @@ def cosine_range(face: NuclearFace, direction: np.ndarray, steps: int = 20, gap:
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
-    >>> from ntpcheck.maxmargin.problems import MaxMarginProblem
-    >>> from ntpcheck.maxmargin.nuclear import solve_nuclear
+    >>> from ntpcheck.transformer.maxmargin.problems import MaxMarginProblem
+    >>> from ntpcheck.transformer.maxmargin.nuclear import solve_nuclear
     >>> P = MaxMarginProblem("W11, W22 >= 1", sp.csr_matrix(np.array([[1.0, 0, 0, 0], [0, 0, 0, 1]])), (2, 2), [("a",), ("b",)])
     >>> r = cosine_range(NuclearFace(solve_nuclear(P), frobenius_norm=2 ** 0.5), np.ones((2, 2)))
     >>> round(r.lo, 6), round(r.hi_attained, 3), round(r.reported, 3)  # [[1, a], [a, 1]], |a| <= 1: from a = 1 to a = -1

@@ -12,13 +12,13 @@ Both are ``min 1/2 ||w||^2 s.t. R w >= 1`` over ``w = vec(W)`` (row-major):
 :func:`build_eq2` and :func:`build_eq3` build the sparse ``R`` with one row
 per distinct constraint.  Infeasible problems (a token with two next tokens
 for Eq. (2); a cyclic order for Eq. (3)) raise
-:class:`~ntpcheck.errors.InfeasibleProblemError` naming the cause before any
+:class:`~ntpcheck.common.errors.InfeasibleProblemError` naming the cause before any
 solver runs.
 
 Examples
 --------
 >>> import ntpcheck
->>> from ntpcheck.maxmargin import build_eq3
+>>> from ntpcheck.transformer.maxmargin import build_eq3
 >>> build_eq3(ntpcheck.load("example1")).n_constraints
 5
 """
