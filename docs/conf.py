@@ -3,7 +3,7 @@
 Build: ``python -m pip install -e ".[docs]"``, then
 ``sphinx-build -W --keep-going -b html docs docs/_build/html`` (CI runs exactly this).
 The pages are MyST Markdown; ``docs/papers/<paper>.md`` are generated from ``docs/results/``
-by ``python -m ntpcheck.app.docs_pages docs/results docs/papers``; the command reference comes
+by ``python -m ntpcheck.app.report.docs_pages docs/results docs/papers``; the command reference comes
 from the argument parser (``_ext/ntpcheck_cli.py``); the API reference from the numpydoc
 docstrings (autodoc + napoleon).
 """

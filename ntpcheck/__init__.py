@@ -12,17 +12,17 @@ train(ds, config, E)    Algorithm 1 with recorded trajectories
 
 import importlib
 
-#: Public name -> the submodule that defines it.  Loaded on first use (PEP 562), so that
+#: Public name -> the submodule that defines it (under ``ntpcheck.common`` or ``ntpcheck.transformer``).  Loaded on first use (PEP 562), so that
 #: importing ``ntpcheck`` -- as pytest does for its plugin in every project where it is
 #: installed -- costs nothing until a name is used.
 _LAZY = {
-    **dict.fromkeys(["CONDITIONS", "CheckResult", "Violation", "check_all"], "assumptions"),
-    **dict.fromkeys(["Dataset", "Sample"], "data"),
+    **dict.fromkeys(["CONDITIONS", "CheckResult", "Violation", "check_all"], "transformer.assumptions"),
+    **dict.fromkeys(["Dataset", "Sample"], "common.data"),
     **dict.fromkeys(["AssumptionViolatedError", "DatasetFormatError", "EmbeddingError", "InfeasibleProblemError",
-                     "NTPCheckError", "SolverFailedError"], "errors"),
-    **dict.fromkeys(["Role", "Structure", "analyse"], "structure"),
-    **dict.fromkeys(["dumps", "load", "loads"], "textformat"),
-    **dict.fromkeys(["TrainingConfig", "Trajectory", "train"], "training"),
+                     "NTPCheckError", "SolverFailedError"], "common.errors"),
+    **dict.fromkeys(["Role", "Structure", "analyse"], "transformer.structure"),
+    **dict.fromkeys(["dumps", "load", "loads"], "transformer.textformat"),
+    **dict.fromkeys(["TrainingConfig", "Trajectory", "train"], "transformer.training"),
 }
 
 

@@ -1,7 +1,7 @@
-"""``python -m ntpcheck``: the same as the ``ntpcheck`` command (:mod:`ntpcheck.app.command`)."""
+"""``python -m ntpcheck``: the same as the ``ntpcheck`` command (:mod:`ntpcheck.app.cli.command`)."""
 
 import sys
 
-from ntpcheck.app.command import main
+from ntpcheck.app.cli.command import main
 
 sys.exit(main())

@@ -41,7 +41,7 @@ Examples
 
 from __future__ import annotations
 
-from ntpcheck.errors import DatasetFormatError, NTPCheckError
+from ntpcheck.common.errors import DatasetFormatError, NTPCheckError
 from ntpcheck.properties.framework import (
     PROFILES,
     RTOL,

@@ -19,7 +19,7 @@ import functools
 import importlib
 from typing import TYPE_CHECKING
 
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 
 if TYPE_CHECKING:  # the framework (numpy, Hypothesis) is loaded with the first paper, not with this registry
     from .framework import Paper

@@ -16,7 +16,7 @@ is realizable and the embeddings are drawn non-orthonormal instead):
     base token (one with a next token or without); its weight is drawn like
     the base's (up to 1000x apart).  Candidate additions are tried from a
     drawn starting point and the first that breaks exactly ``a`` (checked
-    with :func:`ntpcheck.assumptions.check_all`) is kept, so every draw
+    with :func:`ntpcheck.transformer.assumptions.check_all`) is kept, so every draw
     keeps the promise; if no candidate does, the isolated gadget is used.
 
     ======= ============================================================
@@ -32,7 +32,7 @@ is realizable and the embeddings are drawn non-orthonormal instead):
     ======= ============================================================
 
     Embedded violations whose query is shared with a base sample shrink to
-    (``tests/test_strategies.py``): 1i ``A -> B, A B -> B, A B -> A``;
+    (``tests/strategies/test_strategies.py``): 1i ``A -> B, A B -> B, A B -> A``;
     1ii ``A -> B, A B -> B, B -> A, A B -> A``; 3 ``A -> B, A B -> B,
     A B B -> B``; prefix ``A -> B, A A -> B``.
 
@@ -44,7 +44,7 @@ is realizable and the embeddings are drawn non-orthonormal instead):
     up to ``L_max`` (:func:`_multiplied`); the degree of any violation (how
     many offending samples, 1 to 3) is drawn and shrinks to 1.  Shrinks to
     one sentence whose non-optimal token occurs twice and its optimal token
-    once, with at most four samples (``tests/test_readings.py``).  Half of
+    once, with at most four samples (``tests/properties/test_readings.py``).  Half of
     the Assumption-3 draws (a choice that shrinks to the candidates above)
     try an *outvoting* sentence first (:func:`_outvoting`): ``o t t q ->
     n(o)`` on the query ``q`` of a base sample ``X -> y`` that has ``q`` as a
@@ -52,13 +52,13 @@ is realizable and the embeddings are drawn non-orthonormal instead):
     collocation added where a token lacks one).  It is the structure that
     breaks Lemma 5 at the first stage-2 step; the matrix (default profile,
     seeds 0-2) shrinks it to ``A -> A, A A B -> A, C D D B -> B, C -> B,
-    D -> C`` (``tests/test_breakers_outvoting.py``).
+    D -> C`` (``tests/strategies/test_breakers_outvoting.py``).
 
 Assumption 2 is broken at every degree (:mod:`.embeddings`): the smallest
 defect an example shrinks to is an inner product of about 0.03 between two
 columns, or a column of norm 1.01.
 
-Gadgets (each is minimal for its kind; see ``tests/test_strategies.py``):
+Gadgets (each is minimal for its kind; see ``tests/strategies/test_strategies.py``):
 
 ====== ================= ===============================================
 cond.  variant           samples
@@ -81,11 +81,11 @@ from __future__ import annotations
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ntpcheck.assumptions import CONDITIONS, check_all, failed
-from ntpcheck.construct import padded_dataset
-from ntpcheck.data import Dataset, Sample
-from ntpcheck.instance import Instance
-from ntpcheck.textformat import loads
+from ntpcheck.transformer.assumptions import CONDITIONS, check_all, failed
+from ntpcheck.transformer.construct import padded_dataset
+from ntpcheck.common.data import Dataset, Sample
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.textformat import loads
 
 from ._validation import check_bounds, check_choice, check_int
 from .datasets import STEERS, WEIGHTS, draw_realizable, token_names
@@ -302,7 +302,7 @@ def violating(
     Parameters
     ----------
     assumption : {"1i", "1ii", "2", "3", "prefix"}
-        The condition to break (see :mod:`ntpcheck.assumptions`).
+        The condition to break (see :mod:`ntpcheck.transformer.assumptions`).
     min_vocab, max_vocab, max_len, max_samples : int
         Size bounds, as for :func:`strategies.realizable_datasets`; they
         must leave room for the gadget.
@@ -321,7 +321,7 @@ def violating(
 
     Returns
     -------
-    SearchStrategy[ntpcheck.instance.Instance]
+    SearchStrategy[ntpcheck.transformer.instance.Instance]
 
     Shrinks towards the isolated gadget alone (the base shrinks to
     nothing), the first variant in the table below; embedded violations

@@ -1,9 +1,9 @@
 """Strategies for datasets that satisfy the paper's assumptions by construction.
 
-The construction itself is :class:`ntpcheck.construct.DatasetBuilder`; here
+The construction itself is :class:`ntpcheck.transformer.construct.DatasetBuilder`; here
 Hypothesis makes its choices, so that examples shrink.
 
-How realizability is built in is documented in :mod:`ntpcheck.construct`
+How realizability is built in is documented in :mod:`ntpcheck.transformer.construct`
 (per query, every token is once and for all a winner or a loser; each
 sentence gets exactly one distinct winner; the collocation is drawn lazily
 and injectively).
@@ -20,8 +20,8 @@ import math
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ntpcheck.construct import DatasetBuilder, token_names
-from ntpcheck.data import Dataset
+from ntpcheck.transformer.construct import DatasetBuilder, token_names
+from ntpcheck.common.data import Dataset
 
 from ._validation import check_bounds, check_int
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from ntpcheck.embeddings import random_orthonormal
+from ntpcheck.transformer.embeddings import random_orthonormal
 
 from ._validation import check_int
 

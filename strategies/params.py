@@ -7,8 +7,8 @@ import math
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ntpcheck.instance import Instance
-from ntpcheck.training import TrainingConfig
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.training import TrainingConfig
 
 from ._validation import check_bounds, check_choice, check_int
 
@@ -64,7 +64,7 @@ def instances(
     *,
     embeddings: str = "canonical",
 ) -> st.SearchStrategy[Instance]:
-    """:class:`~ntpcheck.instance.Instance` objects: datasets with embeddings and training parameters.
+    """:class:`~ntpcheck.transformer.instance.Instance` objects: datasets with embeddings and training parameters.
 
     Parameters
     ----------
@@ -120,7 +120,7 @@ def searched_params(
     ``A = T eta_0 / (4 ||W*_ov||^2)`` is the stage-1 margin (how sharp the frozen
     ``W_ov`` makes the output softmax), drawn log-uniformly in ``[min_A, max_A]``;
     a claim's setup turns it into ``eta_0`` once ``||W*_ov||`` is known
-    (:meth:`ntpcheck.instance.Instance.with_margin`).  ``eta`` (stage 2) is drawn
+    (:meth:`ntpcheck.transformer.instance.Instance.with_margin`).  ``eta`` (stage 2) is drawn
     log-uniformly in ``[min_eta, max_eta]`` (None: the claim fixes it).
     Each is None (the paper's Section 7 choice) about half of the time, and
     shrinks to None: minimal examples keep today's defaults.

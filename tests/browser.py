@@ -1,7 +1,7 @@
 """Open a report's ``report.html`` in a real headless Chromium (Debian's ``chromium``): does the page
 load, does every image resolve, and screenshots of its top and of one claim.
 
-Used by ``tests/test_report_figures.py`` and by ``.ci/run`` (``python tests/browser.py DIR``, which
+Used by ``tests/app/test_report_figures.py`` and by ``.ci/run`` (``python tests/browser.py DIR``, which
 leaves the screenshots in ``DIR/screenshots/`` as CI artefacts).  Chromium's own
 ``--dump-dom`` and ``--screenshot`` do the work, so no driver is needed.
 """

@@ -1,5 +1,5 @@
 """ntpcheck's Hypothesis profiles for this suite, from the plugin
-(:func:`ntpcheck.app.pytest_plugin.use_profiles_unless_chosen`, the same
+(:func:`ntpcheck.app.pytest_plugin.pytest_plugin.use_profiles_unless_chosen`, the same
 profiles and database that ``pytest --ntpcheck`` uses from any directory):
 
 * ``dev`` (default on a workstation): quick, randomised.
@@ -19,12 +19,12 @@ import os
 
 import pytest
 
-from ntpcheck.app.pytest_plugin import use_profiles_unless_chosen
+from ntpcheck.app.pytest_plugin.pytest_plugin import use_profiles_unless_chosen
 
 
 def pytest_configure(config: pytest.Config) -> None:
     use_profiles_unless_chosen(config)
     # `verify` and `matrix` default to a worker process per core (issue 32); the suite runs them in
-    # process unless a test passes --workers or --scheduler (tests/test_dask.py), so that runs in
+    # process unless a test passes --workers or --scheduler (tests/app/test_dask.py), so that runs in
     # parallel (pytest -n 2) do not each start a cluster.
     os.environ.setdefault("NTPCHECK_WORKERS", "1")

@@ -1,7 +1,7 @@
 """The documentation (issue 45): generated pages current, links resolving, command examples running.
 
 * the paper pages ``docs/papers/<paper>.md`` are exactly what
-  ``python -m ntpcheck.app.docs_pages docs/results docs/papers`` writes from the committed JSON
+  ``python -m ntpcheck.app.report.docs_pages docs/results docs/papers`` writes from the committed JSON
   (the claim graphs' SVGs are checked by name: their content is a function of the page's own
   "claim graph" table, which is compared);
 * every name in a paper's ``proof_graph.PROOF_USES`` is a claim id of that paper;
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ntpcheck.app import docs_pages
+from ntpcheck.app.report import docs_pages
 from ntpcheck.properties import paper
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,6 +1,7 @@
 """The layers as a contract, checked by import-linter (issue 44): ``[tool.importlinter]`` in
-pyproject.toml (application > public API > papers > framework > strategies > core; papers
-independent; no Hypothesis in the core).
+pyproject.toml (application > public API > papers > framework > strategies > the papers' models
+``ntpcheck.transformer`` | ``ntpcheck.linear`` > ``ntpcheck.common``; papers independent; the
+application's jobs layered; no Hypothesis in the core).
 
 import-linter finds a package's modules under the folder of its ``__init__``; ``strategies/`` and
 ``properties/`` are installed as ``ntpcheck.strategies`` and ``ntpcheck.properties`` from folders of
@@ -24,20 +25,29 @@ LINT = shutil.which("lint-imports", path=os.path.dirname(sys.executable)) or shu
 pytestmark = pytest.mark.skipif(LINT is None, reason="import-linter is not installed (pip install -e '.[test]')")
 
 
-def _tree(tmp: Path, replace: dict[str, str] | None = None) -> Path:
-    """``tmp/ntpcheck`` linking every entry of ``ntpcheck/`` and the two mapped folders; ``replace``:
-    module file name -> text of a copy put in its place (to show the contract failing)."""
-    pkg = tmp / "ntpcheck"
-    pkg.mkdir()
-    for entry in (ROOT / "ntpcheck").iterdir():
+def _link(src: Path, dst: Path, replace: dict[str, str], prefix: str = "") -> None:
+    """``dst`` holding a link to every entry of ``src``, except the folders on the way to a file of
+    ``replace`` (made real, their entries linked) and those files (written with the given text)."""
+    dst.mkdir()
+    for entry in src.iterdir():
         if entry.name == "__pycache__":
             continue
-        if replace and entry.name in replace:
-            (pkg / entry.name).write_text(replace[entry.name])
+        rel = prefix + entry.name
+        if rel in replace:
+            (dst / entry.name).write_text(replace[rel])
+        elif entry.is_dir() and any(k.startswith(rel + "/") for k in replace):
+            _link(entry, dst / entry.name, replace, rel + "/")
         else:
-            (pkg / entry.name).symlink_to(entry)
+            (dst / entry.name).symlink_to(entry)
+
+
+def _tree(tmp: Path, replace: dict[str, str] | None = None) -> Path:
+    """``tmp/ntpcheck`` linking every entry of ``ntpcheck/`` and the two mapped folders; ``replace``:
+    a module's path under ``ntpcheck/`` (``common/data.py``) -> text of a copy put in its place (to
+    show the contract failing)."""
+    _link(ROOT / "ntpcheck", tmp / "ntpcheck", replace or {})
     for name in ("strategies", "properties"):
-        (pkg / name).symlink_to(ROOT / name)
+        (tmp / "ntpcheck" / name).symlink_to(ROOT / name)
     shutil.copy(ROOT / "pyproject.toml", tmp / "pyproject.toml")
     return tmp
 
@@ -53,9 +63,12 @@ def test_the_contract_is_kept(tmp_path):
 
 
 @pytest.mark.parametrize("module, line, words", [
-    ("data.py", "import ntpcheck.app.render\n", "ntpcheck.data"),          # the core importing the application
-    ("structure.py", "import hypothesis\n", "imports no Hypothesis"),       # the core importing Hypothesis
-], ids=["core-imports-app", "core-imports-hypothesis"])
+    ("common/data.py", "import ntpcheck.app.rendering.render\n", "ntpcheck.common.data"),  # the core importing the application
+    ("transformer/structure.py", "import hypothesis\n", "imports no Hypothesis"),     # the core importing Hypothesis
+    ("common/data.py", "import ntpcheck.transformer.model\n", "ntpcheck.common.data"),   # common importing a paper's model
+    ("transformer/model.py", "import ntpcheck.linear.loss\n", "ntpcheck.transformer.model"),  # one paper's model the other's
+    ("app/rendering/render.py", "import ntpcheck.app.cli.cli\n", "ntpcheck.app.rendering.render"),  # a job below the CLI
+], ids=["core-imports-app", "core-imports-hypothesis", "common-imports-a-paper", "paper-imports-paper", "rendering-imports-cli"])
 def test_an_upward_import_breaks_it(tmp_path, module, line, words):
     """The contract is not vacuous: one import added against it is reported."""
     text = (ROOT / "ntpcheck" / module).read_text()
@@ -63,11 +76,31 @@ def test_an_upward_import_breaks_it(tmp_path, module, line, words):
     assert r.returncode != 0 and words in r.stdout, r.stdout[-3000:]
 
 
-def test_every_core_module_is_placed_in_the_contract():
-    """A new core module (or subpackage) must be listed in the core layer: the contract covers what it names."""
+def _contract(name_start: str) -> dict:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
-    listed = set(re.findall(r"ntpcheck\.(\w+)", config["contracts"][0]["layers"][-1]))
-    upper = {"app", "api", "strategies", "properties", "__init__", "__main__"}
-    present = {p.stem for p in (ROOT / "ntpcheck").iterdir() if (p.suffix == ".py" or (p / "__init__.py").exists())} - upper
+    (found,) = [c for c in config["contracts"] if c["name"].startswith(name_start)]
+    return found
+
+
+def _packages(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if (p / "__init__.py").exists()}
+
+
+def test_every_core_package_is_placed_in_the_contract():
+    """The core is the packages of ``ntpcheck/`` below the application (the top level holds no module
+    of its own but ``__init__``, ``__main__`` and ``api``: tests/test_layers.py): each is a layer of
+    the contract and a source of "no Hypothesis", so a new one is placed on purpose."""
+    layers = _contract("application > public API")["layers"]
+    listed = {m for layer in layers[-2:] for m in re.findall(r"ntpcheck\.(\w+)", layer)}
+    present = _packages(ROOT / "ntpcheck") - {"app"}
     assert present == listed, f"missing from the contract: {sorted(present - listed)}; listed but absent: {sorted(listed - present)}"
-    assert set(config["contracts"][1]["source_modules"]) == {f"ntpcheck.{m}" for m in listed}
+    assert set(_contract("the core imports no Hypothesis")["source_modules"]) == {f"ntpcheck.{m}" for m in listed}
+
+
+def test_every_job_of_the_application_is_placed_in_the_contract():
+    """Every subpackage of ``ntpcheck/app/`` is a layer of the application's contract, and the
+    application's folder holds no module but its ``__init__``."""
+    layers = _contract("the application's jobs")["layers"]
+    listed = {m for layer in layers for m in re.findall(r"ntpcheck\.app\.(\w+)", layer)}
+    assert _packages(ROOT / "ntpcheck" / "app") == listed
+    assert {p.name for p in (ROOT / "ntpcheck" / "app").glob("*.py")} == {"__init__.py"}

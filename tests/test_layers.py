@@ -1,14 +1,19 @@
-"""The package's shape: layers import only downward, no import cycles, small modules, one import name.
+"""The package's shape: layers import only downward, no import cycles, small modules, one import name,
+and no module of ``ntpcheck/``'s top level that belongs to one paper (issue 44).
 
-Layers, lowest first (README, "Layout"):
+Layers, lowest first (docs/reference/layout.md):
 
-0. the math core ``ntpcheck.*`` (data, text format, structure, model,
-   training, max-margin problems and solvers, construct, synthetic);
+0. the core: ``ntpcheck.common`` (what every paper uses: the sequence data, the text writer,
+   errors, atomic writes, interruption, BLAS threads, numba's cache folder, special functions),
+   below the two papers' models, ``ntpcheck.transformer`` (Huang, Liang & Yang 2024: structure,
+   model, training, max-margin problems and solvers, kernels, text format, built-in Examples) and
+   ``ntpcheck.linear`` (Thrampoulidis 2024);
 1. ``ntpcheck.strategies`` (Hypothesis strategies);
 2. ``ntpcheck.properties.framework``, the paper registry ``ntpcheck.properties`` and the public
    API ``ntpcheck.api`` (what a paper package imports);
 3. one package per paper, ``ntpcheck.properties.<paper>``;
-4. the application ``ntpcheck.app`` (CLI, rendering, figures, bench) and ``ntpcheck.__main__``.
+4. the application ``ntpcheck.app`` (``cli``, ``report``, ``scaleout``, ``pytest_plugin``,
+   ``rendering``) and ``ntpcheck.__main__``.
 
 A module may import its own layer and the layers below.  The core imports
 neither Hypothesis nor anything above it.
@@ -29,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = {"ntpcheck": "ntpcheck", "strategies": "ntpcheck.strategies", "properties": "ntpcheck.properties"}
 MAX_LINES = 400
 
-#: The cycles allowed: none (issue 44).  The text formats' writers (``ntpcheck.textwriter``,
+#: The cycles allowed: none (issue 44).  The text formats' writers (``ntpcheck.common.textwriter``,
 #: ``ntpcheck.linear.textwriter``) import no dataset class, so datasets and instances print
 #: themselves in the format without the circle they once had with the readers.
 ALLOWED_CYCLES: list[set[str]] = []
@@ -105,6 +110,18 @@ def _graph() -> nx.DiGraph:
             if imp in MODULES and imp != mod:
                 g.add_edge(mod, imp)
     return g
+
+
+#: What ``ntpcheck/``'s top level holds (issue 44): the package, ``python -m ntpcheck``, the public
+#: API, and four packages; every other module lives in one of them.
+TOP_LEVEL = {"__init__.py", "__main__.py", "api.py", "common", "transformer", "linear", "app"}
+
+
+def test_the_top_level_holds_only_init_main_api_and_the_four_packages():
+    entries = {p.name for p in (ROOT / "ntpcheck").iterdir() if p.name != "__pycache__"}
+    assert entries == TOP_LEVEL, f"unexpected: {sorted(entries - TOP_LEVEL)}; missing: {sorted(TOP_LEVEL - entries)}"
+    packages = {name for name in TOP_LEVEL if "." not in name}
+    assert all((ROOT / "ntpcheck" / name / "__init__.py").is_file() for name in packages)
 
 
 def test_the_layers_are_recognised():

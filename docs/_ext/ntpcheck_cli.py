@@ -1,7 +1,7 @@
 """A Sphinx directive that renders ntpcheck's command reference from its argument parser.
 
 ``ntpcheck-commands`` (in a MyST page: a fenced block ```` ```{ntpcheck-commands} ````) writes one
-section per subcommand of :func:`ntpcheck.app.cli.build_parser`, in the parser's order: its
+section per subcommand of :func:`ntpcheck.app.cli.cli.build_parser`, in the parser's order: its
 one-line help, then its ``--help`` text as argparse prints it (at 88 columns).  Nothing is
 copied by hand, so the reference cannot drift from the parser.
 """
@@ -16,7 +16,7 @@ from sphinx.util.docutils import SphinxDirective
 
 
 def _subcommands():
-    from ntpcheck.app.cli import build_parser
+    from ntpcheck.app.cli.cli import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

@@ -14,7 +14,7 @@ of :func:`ntpcheck.linear.dynamics.step_reference` (tested equal to 1e-12):
   bias correction) ``m ← β₁m + (1−β₁)G``, ``v ← β₂v + (1−β₂)G⊙G``,
   ``W ← W − η m̂/(√v̂ + ε)``, ``m̂ = m/(1−β₁ᵏ)``, ``v̂ = v/(1−β₂ᵏ)``.
 
-Slice assignments are written as loops (see :mod:`ntpcheck.kernels.loops`:
+Slice assignments are written as loops (see :mod:`ntpcheck.transformer.kernels.loops`:
 they compile a formatting path that costs seconds on a cold cache).
 """
 
@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ntpcheck.numba_cache import ensure_cache_dir
+from ntpcheck.common.numba_cache import ensure_cache_dir
 
 ensure_cache_dir()  # before numba is imported: a read-only install with no home has nowhere to cache
 
@@ -34,7 +34,7 @@ __all__ = ["GD", "NGD", "ADAM", "run", "RUNNING", "DONE", "ZERO_GRADIENT", "NOT_
 
 #: Methods, as the compiled loop takes them.
 GD, NGD, ADAM = 0, 1, 2
-#: Status codes (as :mod:`ntpcheck.kernels.ngd`'s).
+#: Status codes (as :mod:`ntpcheck.transformer.kernels.ngd`'s).
 RUNNING, DONE, ZERO_GRADIENT, NOT_FINITE = 0, 1, 2, 3
 
 

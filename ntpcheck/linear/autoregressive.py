@@ -96,7 +96,7 @@ def reduce(sequences, V: int, embedding: str, d: int, seed: int = 0) -> NTPData:
 
 def prefix_ce(sequences, W: np.ndarray, embedding: str, d: int, seed: int = 0) -> float:
     """The autoregressive loss as a plain average over every prefix sample of ``−log 𝕊_z(W h(x))``."""
-    from ntpcheck.special import log_softmax
+    from ntpcheck.common.special import log_softmax
 
     samples = prefix_samples(sequences)
     return -float(np.mean([log_softmax(W @ embed(x, embedding, d, seed))[z] for x, z in samples]))
@@ -105,7 +105,7 @@ def prefix_ce(sequences, W: np.ndarray, embedding: str, d: int, seed: int = 0) -
 def appc_ce(sequences, W: np.ndarray, embedding: str, d: int, seed: int = 0) -> float:
     """App. C's displayed objective ``−Σ_t Σ_{j∈[m_t]} π̂_{t,j} Σ_{z∈𝒮_{j,t}} p̂_{t,j,z} log 𝕊_z(W h̄_{t,j})``
     with ``π̂_{t,j}`` normalised per length ``t`` (a sum of one loss per length)."""
-    from ntpcheck.special import log_softmax
+    from ntpcheck.common.special import log_softmax
 
     total = 0.0
     for t, group in distinct_by_length(sequences).items():

@@ -23,8 +23,8 @@ from functools import cached_property
 
 import numpy as np
 
-from ntpcheck.data import _read_only
-from ntpcheck.errors import DatasetFormatError
+from ntpcheck.common.data import _read_only
+from ntpcheck.common.errors import DatasetFormatError
 
 __all__ = ["NTPData"]
 

@@ -154,7 +154,7 @@ class References:
     @classmethod
     def of(cls, D: NTPData) -> "References":
         """``W⋆`` (:func:`~.subspace.w_star`), ``W^mm`` (:func:`~.svm.w_mm`) and ℱ's basis for ``D``
-        (raises :class:`~ntpcheck.errors.InfeasibleProblemError` if ``D`` is not compatible or not separable)."""
+        (raises :class:`~ntpcheck.common.errors.InfeasibleProblemError` if ``D`` is not compatible or not separable)."""
         from .subspace import subspace, w_star
         from .svm import w_mm
 

@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ntpcheck.errors import InfeasibleProblemError
+from ntpcheck.common.errors import InfeasibleProblemError
 
 from .loss import entropy
 from .subspace import Compatibility, Subspace, compatibility, subspace

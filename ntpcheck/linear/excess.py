@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..special import logsumexp, softmax
+from ntpcheck.common.special import logsumexp, softmax
 from .data import NTPData
 
 __all__ = ["Excess", "excess", "ce_f", "eq24", "directional_derivative"]

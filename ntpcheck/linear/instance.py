@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from ntpcheck.errors import DatasetFormatError
+from ntpcheck.common.errors import DatasetFormatError
 
 from .data import NTPData
 

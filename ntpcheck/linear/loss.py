@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..special import log_softmax, softmax
+from ntpcheck.common.special import log_softmax, softmax
 from .data import NTPData
 
 __all__ = ["ce", "ce_grad", "entropy", "covariance_lambda_max", "smoothness_bound"]

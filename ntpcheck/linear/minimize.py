@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..special import softmax
+from ntpcheck.common.special import softmax
 from .data import NTPData
 from .excess import ce_f
 from .loss import ce, ce_grad

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 
-from ..special import softmax
+from ntpcheck.common.special import softmax
 from .data import NTPData
 from .excess import excess
 from .loss import ce_grad

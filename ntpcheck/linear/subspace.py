@@ -39,7 +39,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ntpcheck.blas import single_threaded_blas
+from ntpcheck.common.blas import single_threaded_blas
 
 from .data import NTPData
 
@@ -210,7 +210,7 @@ def w_star(D: NTPData) -> np.ndarray:
     >>> float(np.round((W[0] - W[1]) @ D.H[:, 0], 12)) == float(np.round(np.log(2), 12))
     True
     """
-    from ntpcheck.errors import InfeasibleProblemError
+    from ntpcheck.common.errors import InfeasibleProblemError
 
     c = compatibility(D)
     if not c.compatible:

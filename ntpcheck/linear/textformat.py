@@ -21,7 +21,7 @@ counterexample replays on its own.  ``vocab:`` fixes the tokens and their
 order (tokens that never follow a context must be named there).  Numbers are
 written exactly (``repr``), so :func:`loads` ∘ :func:`dumps` is the identity.
 
-Bad input is a :class:`~ntpcheck.errors.DatasetFormatError` naming the line:
+Bad input is a :class:`~ntpcheck.common.errors.DatasetFormatError` naming the line:
 a count that is not a positive integer (the data are counts, §2: ``n π̂_j p̂_{j,z}``
 is the number of times ``z`` followed context ``j``, so a probability that is
 not a count ratio cannot be written), a token listed twice after one context,
@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ntpcheck.errors import DatasetFormatError
+from ntpcheck.common.errors import DatasetFormatError
 
 from .autoregressive import EMBEDDINGS
 from .data import NTPData

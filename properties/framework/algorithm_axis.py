@@ -1,7 +1,7 @@
 """The matrix's algorithm axis: each claim under each training algorithm.
 
 For each claim the paper lists in ``algorithm_claims`` and each of its
-``variants`` (:class:`ntpcheck.algorithms.Variant`), the claim's checker runs
+``variants`` (:class:`ntpcheck.transformer.algorithms.Variant`), the claim's checker runs
 through the ordinary runner on the claim's own data (which satisfy its
 assumptions), with the claim's setup and then the variant as the instance's
 ``algorithm``.  A claim whose bounds are stated in NGD's step size

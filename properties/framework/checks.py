@@ -4,7 +4,7 @@ Tolerances
 ----------
 ``RTOL = 1e-9``: every measured quantity is computed in float64 from at most
 a few thousand NGD steps with cancellation-free formulas (see
-:mod:`ntpcheck.model`); relative rounding stays below ~1e-12, so a violation
+:mod:`ntpcheck.transformer.model`); relative rounding stays below ~1e-12, so a violation
 larger than 1e-9 of the bound's scale is real, not rounding.
 
 Sabotage by tightening

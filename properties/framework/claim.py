@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 
 from .figure import FigureSpec
 from .parts import Part
@@ -257,7 +257,7 @@ class Paper:
         (used to file the claims' pinned examples under the matrix's columns).
     variants : tuple
         The training algorithms of the matrix's algorithm axis
-        (:class:`ntpcheck.algorithms.Variant`; the first is the paper's own).
+        (:class:`ntpcheck.transformer.algorithms.Variant`; the first is the paper's own).
     algorithm_claims : tuple of (str, str)
         ``(claim name, needs)``: the claims whose conclusion is meaningful under
         another algorithm, and which variants: ``"any"``, or ``"normalised"``
@@ -268,7 +268,7 @@ class Paper:
         one instance (``verify --dataset``, ``pytest --ntp-dataset``), and its header
         (``header.params``: the parameters it gives, or None; ``header.claim``: the
         claim it names, or None; :func:`~.on_instance.checks_as_given`).  None: the
-        first paper's format (:func:`ntpcheck.textformat.load_with_header`).
+        first paper's format (:func:`ntpcheck.transformer.textformat.load_with_header`).
     """
 
     name: str

@@ -30,8 +30,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterable
 
-from ntpcheck.data import Dataset
-from ntpcheck.instance import Instance
+from ntpcheck.common.data import Dataset
+from ntpcheck.transformer.instance import Instance
 
 from .claim import Claim, Structural, Tighten
 from .instances import is_paper_instance
@@ -73,8 +73,8 @@ def conjecture(
     id : str
         How reports name it (``"Conj. 1"``).
     data : SearchStrategy or callable
-        Instances to check it on: a strategy of :class:`~ntpcheck.instance.Instance`
-        or :class:`~ntpcheck.data.Dataset` values, or another paper's instances
+        Instances to check it on: a strategy of :class:`~ntpcheck.transformer.instance.Instance`
+        or :class:`~ntpcheck.common.data.Dataset` values, or another paper's instances
         (:class:`~.instances.PaperInstance`) (a dataset becomes an instance
         with canonical embeddings and Algorithm 1's defaults), or
         ``data(profile) -> strategy`` to size the data by the profile.

@@ -1,6 +1,6 @@
 """The evidence a checker looks at for one instance, computed lazily and cached in one place.
 
-For an :class:`~ntpcheck.instance.Instance` (data and parameters only), an
+For an :class:`~ntpcheck.transformer.instance.Instance` (data and parameters only), an
 :class:`Evidence` gives the structure (collocation, orders, roles), the
 max-margin solutions ``W*_ov`` (Eq. 2) and ``W*_kq`` (Eq. 3) and the
 trajectory of Algorithm 1 with every weight kept.  Each is computed on first
@@ -20,10 +20,10 @@ from typing import Callable, TypeVar
 
 import numpy as np
 
-from ntpcheck.errors import NTPCheckError
-from ntpcheck.instance import Instance
-from ntpcheck.structure import Structure, analyse
-from ntpcheck.training import Trajectory, train
+from ntpcheck.common.errors import NTPCheckError
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.structure import Structure, analyse
+from ntpcheck.transformer.training import Trajectory, train
 
 from .instances import is_paper_instance
 
@@ -63,15 +63,15 @@ class MaxMarginSolutions:
     @cached_property
     def w_ov_star(self) -> np.ndarray:
         """``W*_ov`` of Eq. (2) (closed form under Assumption 2, else the solver)."""
-        from ntpcheck.maxmargin import w_ov_star
+        from ntpcheck.transformer.maxmargin import w_ov_star
 
         return w_ov_star(self.structure, self.E)
 
     @cached_property
     def eq3(self):
         """Eq. (3) solved exactly where that applies, else by cvxpy with the polish
-        (:func:`ntpcheck.maxmargin.solve_eq3_best`)."""
-        from ntpcheck.maxmargin import solve_eq3_best
+        (:func:`ntpcheck.transformer.maxmargin.solve_eq3_best`)."""
+        from ntpcheck.transformer.maxmargin import solve_eq3_best
 
         return solve_eq3_best(self.structure, self.E)
 
@@ -162,7 +162,7 @@ class Evidence:
             except NTPCheckError:
                 refs.append(None)
         if self.instance.algorithm is not None:  # a variant of Algorithm 1 (the matrix's algorithm axis)
-            from ntpcheck.algorithms import train_variant
+            from ntpcheck.transformer.algorithms import train_variant
 
             return train_variant(self.structure, self.instance.algorithm, self.instance.config, self.E, tuple(refs), keep_weights=True)
         return train(self.structure, self.instance.config, self.E, tuple(refs), keep_weights=True)

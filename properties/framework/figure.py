@@ -9,7 +9,7 @@ instance's trace (:func:`trace_of`) with its outcome: a few dozen numbers per
 curve, plain lists and floats (JSON-serialisable), never pixels.  Without a
 ``trace`` the outcome's series (the measured quantity and its bound over t,
 :func:`~.checks.inequality`) is kept, thinned by :func:`thin`.
-The application draws the figures (``ntpcheck.app.claimfigure``).
+The application draws the figures (``ntpcheck.app.report.claimfigure``).
 
 Examples
 --------

@@ -1,6 +1,6 @@
 """What the framework needs of an instance: the first paper's, or any other paper's.
 
-The framework grew around the first paper's :class:`ntpcheck.instance.Instance`
+The framework grew around the first paper's :class:`ntpcheck.transformer.instance.Instance`
 (a dataset of sentences, embeddings, Algorithm 1's parameters), and keeps its
 behaviour for it exactly (:mod:`.runner`, :mod:`.evidence`).  Another paper's
 instance (for Thrampoulidis 2024: an ``NTPData`` and its parameters) runs
@@ -11,7 +11,7 @@ its description, its evidence and its text.
 Examples
 --------
 >>> import ntpcheck
->>> from ntpcheck.instance import Instance
+>>> from ntpcheck.transformer.instance import Instance
 >>> is_paper_instance(Instance(ntpcheck.loads("A -> B\\n")))
 False
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Protocol, runtime_checkable
 
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 
 __all__ = ["PaperInstance", "is_paper_instance", "dataset_key"]
 

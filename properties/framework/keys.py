@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 
 from .claim import Claim
 from .instances import dataset_key, is_paper_instance

@@ -17,7 +17,7 @@ import functools
 import time
 from typing import Any, Callable, Iterable
 
-from ntpcheck import interrupt
+from ntpcheck.common import interrupt
 
 from .claim import Claim, Paper
 from .runner import ClaimResult, RunInterrupted, run_claim

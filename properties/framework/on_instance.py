@@ -11,8 +11,8 @@ import dataclasses
 import math
 from typing import Sequence
 
-from ntpcheck.instance import Instance
-from ntpcheck.textheader import Header
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.textheader import Header
 
 from .claim import Claim
 from .results import exercised
@@ -72,7 +72,7 @@ def checks_as_given(claim: Claim, header: Header) -> bool:
 
     Examples
     --------
-    >>> from ntpcheck.textheader import Header
+    >>> from ntpcheck.transformer.textheader import Header
     >>> fixed = Claim("Ex. 9", "", "", (), data=None, check=None)
     >>> [checks_as_given(fixed, Header({"T": 1, "T2": 0}, claim=c)) for c in ("Ex. 9", "Lemma 1")]
     [True, False]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ntpcheck.instance import Instance
-from ntpcheck.textformat import dumps
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.textformat import dumps
 
 from .claim import Claim
 from .instances import is_paper_instance
@@ -27,8 +27,8 @@ def instance_text(claim: Claim, inst: Instance, comment: str, replay: str | None
 def counterexample_text(claim: Claim, inst: Instance, o: Outcome, replay: str | None = None) -> str:
     """The counterexample in the text format, replayable on its own: the claim's name and
     a comment with the failure, the instance's parameters, algorithm and embeddings in the
-    header that :func:`ntpcheck.textformat.load_with_header` reads back
-    (:mod:`ntpcheck.textheader`), the dataset, and last a comment with the command that
+    header that :func:`ntpcheck.transformer.textformat.load_with_header` reads back
+    (:mod:`ntpcheck.transformer.textheader`), the dataset, and last a comment with the command that
     replays it (``replay``, else :func:`replay_command`).  Another paper's instance writes its
     own text format (:meth:`~.instances.PaperInstance.counterexample_text`)."""
     if is_paper_instance(inst):

@@ -10,7 +10,7 @@ run differed between the pytest process and fresh workers (230 against 238 disti
 instances of Lemma 3).  A claim search must give the same answer for a seed
 everywhere, so :func:`reproducible_draws` empties that pool while a search runs.  The
 pool is a private detail of Hypothesis; where it is absent this does nothing, and
-``tests/test_reproducible.py`` fails if a search starts to depend on imports again.
+``tests/properties/test_reproducible.py`` fails if a search starts to depend on imports again.
 """
 
 from __future__ import annotations

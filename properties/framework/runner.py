@@ -19,9 +19,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ntpcheck import interrupt
-from ntpcheck.errors import NTPCheckError
-from ntpcheck.instance import Instance
+from ntpcheck.common import interrupt
+from ntpcheck.common.errors import NTPCheckError
+from ntpcheck.transformer.instance import Instance
 
 from .claim import Claim
 from .evidence import evidence
@@ -78,7 +78,7 @@ def evaluate(claim: Claim, inst: Instance, *, mutants: bool = True) -> Outcome:
     A failure of the setup (for example an infeasible Eq. (2) on data that
     breaks an assumption) or of the check itself becomes an ``error`` outcome.
     A Ctrl-C is never one: it propagates, also when an earlier one was lost
-    (:func:`ntpcheck.interrupt.check`).
+    (:func:`ntpcheck.common.interrupt.check`).
     """
     interrupt.check()
     try:
@@ -349,7 +349,7 @@ class RunInterrupted(KeyboardInterrupt):
 
 
 def versions() -> dict:
-    """Versions of ntpcheck and of everything its numbers depend on (:func:`ntpcheck.versions.package_versions`)."""
-    from ntpcheck.versions import package_versions
+    """Versions of ntpcheck and of everything its numbers depend on (:func:`ntpcheck.common.versions.package_versions`)."""
+    from ntpcheck.common.versions import package_versions
 
     return package_versions()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 
 from .checks import tightened
 from .claim import Claim, Structural, Tighten

@@ -18,7 +18,7 @@ import re
 import unicodedata
 from typing import Sequence
 
-from ntpcheck.errors import NTPCheckError
+from ntpcheck.common.errors import NTPCheckError
 
 from .claim import Claim, slugify
 
@@ -112,7 +112,7 @@ def select_claims(registry: Sequence[Claim], spec: str | Sequence[str] | None, o
     >>> select_claims(claims, "cor 2")
     Traceback (most recent call last):
     ...
-    ntpcheck.errors.NTPCheckError: --claims: unknown claim 'cor 2'; nearest: Cor. 1 [k=5] (cor1-k5) (`ntpcheck claims` lists every name)
+    ntpcheck.common.errors.NTPCheckError: --claims: unknown claim 'cor 2'; nearest: Cor. 1 [k=5] (cor1-k5) (`ntpcheck claims` lists every name)
     """
     if spec is None:
         return list(registry)

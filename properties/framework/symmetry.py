@@ -10,7 +10,7 @@ Every claim of Huang, Liang and Yang is stated in terms that do not change when
   cosines, margins, attention, losses) is a function of the Gram matrix ``E^T E``.  Under
   Assumption 2 that matrix is the identity, so every orthonormal embedding is the
   canonical one, and the evidence is computed in token coordinates
-  (:func:`~.evidence.in_token_coordinates`).  ``tests/test_symmetry.py`` checks the
+  (:func:`~.evidence.in_token_coordinates`).  ``tests/properties/test_symmetry.py`` checks the
   symmetry on every claim: computed with the rotated embeddings themselves, and through
   the token coordinates (the same outcome to 1e-12).
 

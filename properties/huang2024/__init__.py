@@ -11,8 +11,8 @@ Next-token Prediction* (NeurIPS 2024): every claim as a checkable record.
 * :mod:`.bridge`, :mod:`.bridge_prop2`: the bridge claims to Thrampoulidis (2024) (ours), appended to ``CLAIMS``.
 """
 
-from ntpcheck.algorithms import VARIANTS
-from ntpcheck.assumptions import CONDITIONS
+from ntpcheck.transformer.algorithms import VARIANTS
+from ntpcheck.transformer.assumptions import CONDITIONS
 
 from ..framework.claim import Paper
 from . import setups

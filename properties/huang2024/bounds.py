@@ -26,9 +26,9 @@ import math
 
 import numpy as np
 
-from ntpcheck.errors import AssumptionViolatedError
-from ntpcheck.sparsecols import flat_nonzero
-from ntpcheck.structure import Role, as_structure
+from ntpcheck.common.errors import AssumptionViolatedError
+from ntpcheck.common.sparsecols import flat_nonzero
+from ntpcheck.transformer.structure import Role, as_structure
 
 from ..framework.parts import DOWN, DROP, STEEPER_DOWN, STEEPER_UP, UP, mutable
 
@@ -350,7 +350,7 @@ def prop2_values(st) -> dict[str, dict[str, float]]:
 def prop2_by_query(st) -> np.ndarray:
     """:func:`prop2_values` as an array: row ``k`` is query ``st.queries[k]``, columns the vocabulary.
 
-    Vectorised over the role codes of :class:`~ntpcheck.structure.Structure`.
+    Vectorised over the role codes of :class:`~ntpcheck.transformer.structure.Structure`.
     """
     st = as_structure(st)
     row, token, value = prop2_entries(st)
@@ -379,7 +379,7 @@ def prop2_entries(st) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def prop2_matrix(st, E: np.ndarray) -> np.ndarray:
     """Proposition 2's ``W*_kq = E P E^T`` with ``P[x, q]`` from :func:`prop2_values` (Assumption 2)."""
-    from ntpcheck.embeddings import require_orthonormal
+    from ntpcheck.transformer.embeddings import require_orthonormal
 
     st = as_structure(st)
     V = st.dataset.n_vocab

@@ -6,7 +6,7 @@ first paper's strategies (:func:`ntpcheck.strategies.realizable_datasets`).
 * **Bridge [Eq. 2 = NTP-SVM]**: Huang's stage-1 problem (Eq. 2), ``min ‖W‖`` s.t.
   ``(e_{n(x)} − e_v)ᵀ W x ≥ 1`` over the tokens ``x`` with a collocation, is Def. 3's NTP-SVM of
   the one-token contexts ``h̄_x = x`` with supports ``{n(x)}`` (``S_j = 1``, so ℱ = {0} and (6a)
-  is empty; Remark 1).  Checked: ``W*_ov`` (:func:`ntpcheck.maxmargin.w_ov_star`, Huang's closed
+  is empty; Remark 1).  Checked: ``W*_ov`` (:func:`ntpcheck.transformer.maxmargin.w_ov_star`, Huang's closed
   form under Assumption 2) equals ``W^mm`` (:func:`ntpcheck.linear.svm.w_mm`) to 1e-8 relative.
 * **Bridge [GD on W_ov, W_kq = 0]**: with ``W_kq = 0`` the attention is uniform, ``h(X) = Xφ`` is
   the mean of the sentence's token embeddings, and Huang's loss ``L(W_ov, 0) = Σ_n π^(n) ℓ_n`` is
@@ -14,7 +14,7 @@ first paper's strategies (:func:`ntpcheck.strategies.realizable_datasets`).
   their next tokens pooled: a merged context may have several).  Thm. 2 then says GD on ``W_ov``
   converges in direction to the NTP-SVM over these contexts and ``P_ℱ(W_k) → W⋆`` (nonzero where
   a merged context has several next tokens).  Checked: Huang's gradient
-  (:func:`ntpcheck.model.grad_ov`) equals the linear model's at every recorded iterate (so the two
+  (:func:`ntpcheck.transformer.model.grad_ov`) equals the linear model's at every recorded iterate (so the two
   GD trajectories coincide), and the trends of ``1 − corr`` and ``‖P_ℱW_k − W⋆‖`` over
   ``k ∈ [10², 10⁴]`` (:mod:`ntpcheck.properties.thrampoulidis2024.trends`).
 * **Bridge [out-of-support logits equal]** (the analog of Huang's Lemma 3): with orthonormal
@@ -36,8 +36,8 @@ import dataclasses
 
 import numpy as np
 
-from ntpcheck.data import Dataset, Sample
-from ntpcheck.instance import Instance
+from ntpcheck.common.data import Dataset, Sample
+from ntpcheck.transformer.instance import Instance
 from ntpcheck.linear import NTPData
 from ntpcheck.linear.dynamics import References, gd_step, train
 
@@ -70,7 +70,7 @@ def bridge_instances(embeddings: str):
 def one_token_contexts(inst: Instance) -> NTPData:
     """The NTP data of Huang's stage 1: one context per token ``x`` with a collocation, ``h̄_x = x``,
     followed by ``n(x)`` (count 1)."""
-    from ntpcheck.structure import analyse
+    from ntpcheck.transformer.structure import analyse
 
     src, tgt = analyse(inst.dataset).collocation_index
     C = np.zeros((len(src), inst.dataset.n_vocab), dtype=np.int64)
@@ -144,7 +144,7 @@ GRAD_RTOL = 1e-10
 
 
 def check_gd_frozen(ev) -> Outcome:
-    from ntpcheck import model
+    from ntpcheck.transformer import model
     from ntpcheck.linear.loss import ce_grad
     from ntpcheck.linear.subspace import compatibility
     from ntpcheck.linear.svm import separability
@@ -214,7 +214,7 @@ def spread_outcome(D: NTPData, tr) -> Outcome:
 
 
 def check_out_of_support(ev) -> Outcome:
-    from ntpcheck.embeddings import is_orthonormal
+    from ntpcheck.transformer.embeddings import is_orthonormal
 
     if not is_orthonormal(ev.instance.E):
         return outside("the embeddings are not orthonormal (Assumption 2)")

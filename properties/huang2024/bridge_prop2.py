@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ntpcheck.linear import NTPData
-from ntpcheck.structure import Role
+from ntpcheck.transformer.structure import Role
 
 from ..framework.checks import falsified, holds, outside
 from ..framework.claim import Claim, Structural

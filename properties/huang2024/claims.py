@@ -15,7 +15,7 @@ from functools import partial
 
 import numpy as np
 
-from ntpcheck import model
+from ntpcheck.transformer import model
 
 from ..framework.claim import Claim, Informative, Structural, Tighten
 from ..framework.parts import Part
@@ -135,7 +135,7 @@ def _perturbed_prop2(st, bump: float = 0.01):
 
 
 def _wrong_targets(st):
-    from ntpcheck.structure import theorem3_sentences
+    from ntpcheck.transformer.structure import theorem3_sentences
 
     vocab = st.dataset.vocab
     return [(q, s, vocab[(st.dataset.index[y] + 1) % len(vocab)]) for q, s, y in theorem3_sentences(st)]
@@ -166,7 +166,7 @@ def _thr(name: str, what: str = "", dominated: str | None = None, proof_factor: 
     return Part(name, "threshold", what, dominated, proof_factor)
 
 
-# ---- parts that cannot matter under the claims' hypotheses (tests/test_tightness.py checks each proof) ----
+# ---- parts that cannot matter under the claims' hypotheses (tests/properties/test_tightness.py checks each proof) ----
 #: Under Assumption 2 every stage-1 NGD step is eta_0 along W*_ov (stage 1 is exact), so ||W_ov^(t)|| = t eta_0 and
 #: every margin (e_{n(x)} - e_i)^T W_ov^(t) x equals t eta_0/||W*_ov||; a max-margin margin of 1 across the unit vectors
 #: e_{n(x)} - e_i (norm sqrt 2) and x (norm 1) needs ||W*_ov|| >= 1/sqrt 2.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ntpcheck.model import safe_norm
-from ntpcheck.structure import Role
+from ntpcheck.transformer.model import safe_norm
+from ntpcheck.transformer.structure import Role
 
 from ..framework.checks import ROUNDING
 from ..framework.evidence import Evidence

@@ -10,7 +10,7 @@ The README's Findings section explains each one.
 from __future__ import annotations
 
 import ntpcheck
-from ntpcheck.instance import Instance
+from ntpcheck.transformer.instance import Instance
 
 from ..framework.claim import Finding
 

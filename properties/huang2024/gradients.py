@@ -1,6 +1,6 @@
 """Appendix A: the gradient formulas Eq. (5) and Eq. (6), against finite differences.
 
-The checker evaluates the formula (as implemented in :mod:`ntpcheck.model`)
+The checker evaluates the formula (as implemented in :mod:`ntpcheck.transformer.model`)
 at a random point and compares it with central differences of the loss.
 Tolerance: central differences with step 1e-6 on losses of order 1 have
 error about 1e-10 (truncation h^2 and rounding eps/h), so a relative
@@ -13,8 +13,8 @@ import zlib
 
 import numpy as np
 
-from ntpcheck import model
-from ntpcheck.training import collocation_arrays
+from ntpcheck.transformer import model
+from ntpcheck.transformer.training import collocation_arrays
 
 from ..framework.checks import falsified, holds, tighten
 from ..framework.evidence import Evidence

@@ -3,7 +3,7 @@
 :data:`PROOF_USES` maps a claim id to the ids of the claims its proof invokes, read from the
 proofs in the paper's appendices (``shared/paper/paper.txt``; the OCR drops many reference
 numbers, so each entry cites the step it was read from).  It is data, not part of any claim
-record: ``python -m ntpcheck.app.docs_pages`` draws it on the paper's page, coloured by the
+record: ``python -m ntpcheck.app.report.docs_pages`` draws it on the paper's page, coloured by the
 verdicts of a run, and lists what each result rests on.  Every name is a claim id of this paper
 (``tests/test_docs.py``).
 

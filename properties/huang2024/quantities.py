@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ntpcheck.model import safe_norm
-from ntpcheck.training import StageTrajectory
+from ntpcheck.transformer.model import safe_norm
+from ntpcheck.transformer.training import StageTrajectory
 
 from ..framework.evidence import Evidence
 from . import bounds

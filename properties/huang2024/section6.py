@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from ntpcheck import model
-from ntpcheck.structure import Role, theorem3_sentences
+from ntpcheck.transformer import model
+from ntpcheck.transformer.structure import Role, theorem3_sentences
 
 from ..framework.checks import falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence, evidence
@@ -80,7 +80,7 @@ def hall_excess(ev: Evidence) -> float:
     Examples
     --------
     >>> import ntpcheck
-    >>> from ntpcheck.instance import Instance
+    >>> from ntpcheck.transformer.instance import Instance
     >>> from ..framework.evidence import evidence
     >>> hall_excess(evidence(Instance(ntpcheck.load("example1"))))
     -1.0
@@ -97,7 +97,7 @@ def prop2_search_score(ev: Evidence) -> float:
     Examples
     --------
     >>> import ntpcheck
-    >>> from ntpcheck.instance import Instance
+    >>> from ntpcheck.transformer.instance import Instance
     >>> from ..framework.evidence import evidence
     >>> prop2_search_score(evidence(Instance(ntpcheck.loads("A -> B\\nC A -> B\\nB -> C"))))  # query A twice
     -1.5
@@ -124,7 +124,7 @@ def prop2_informative(ev: Evidence) -> str | None:
     Examples
     --------
     >>> import ntpcheck
-    >>> from ntpcheck.instance import Instance
+    >>> from ntpcheck.transformer.instance import Instance
     >>> from ..framework.evidence import evidence
     >>> from .findings import prop2_counterexample
     >>> prop2_informative(evidence(Instance(ntpcheck.load("example1")))), prop2_informative(evidence(prop2_counterexample()))
@@ -295,7 +295,7 @@ def check_thm3_prediction(ev: Evidence, *, eps: float = 0.01, sentences=theorem3
     sentences with probability >= 1 - eps (eps = 0.01, for T and t large enough;
     ``inconclusive`` if the run was too short, ``falsified`` if the wrong token wins).
     ``sentences(structure)`` gives ``(query, sentence, expected next token)``
-    (:func:`ntpcheck.structure.theorem3_sentences`; wrong targets in the sabotage)."""
+    (:func:`ntpcheck.transformer.structure.theorem3_sentences`; wrong targets in the sabotage)."""
     traj = ev.trajectory
     sents = sentences(ev.structure)
     if not sents:

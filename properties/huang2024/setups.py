@@ -6,7 +6,7 @@ matrix.  Parameter maps (``Instance -> Instance``): :func:`params` and the
 claim-specific :func:`cor1`, :func:`lemma7`, :func:`thm2`,
 :func:`idealised`, which choose step sizes so that a claim's own threshold
 is reached within the run.  A parameter map may raise
-:class:`~ntpcheck.errors.NTPCheckError` (an infeasible Eq. (2) on data that
+:class:`~ntpcheck.common.errors.NTPCheckError` (an infeasible Eq. (2) on data that
 breaks Assumption 1(i)); the runner reports that as an ``error`` outcome.
 """
 
@@ -19,10 +19,10 @@ from typing import Callable
 from hypothesis import strategies as st
 
 import ntpcheck
-from ntpcheck.data import Sample
-from ntpcheck.instance import Instance
-from ntpcheck.model import safe_norm
-from ntpcheck.training import TrainingConfig
+from ntpcheck.common.data import Sample
+from ntpcheck.transformer.instance import Instance
+from ntpcheck.transformer.model import safe_norm
+from ntpcheck.transformer.training import TrainingConfig
 
 from ntpcheck.strategies import STEERS, instances, realizable_datasets, searched_params, token_names, violating
 
@@ -192,8 +192,8 @@ def fixed(factory: Callable[[], Instance]) -> Data:
 def section7(profile: str) -> st.SearchStrategy[Instance]:
     """The paper's Section 7 setting: a random realizable dataset with |V| = 20 (about
     90 samples), d = |V|, the paper's step sizes, 900 + 900 steps.  Seeded (see
-    :func:`ntpcheck.synthetic.random_realizable_dataset`): a reproduction, not a search."""
-    from ntpcheck.synthetic import random_realizable_dataset
+    :func:`ntpcheck.transformer.synthetic.random_realizable_dataset`): a reproduction, not a search."""
+    from ntpcheck.transformer.synthetic import random_realizable_dataset
 
     return st.integers(0, 2**31 - 1).map(lambda seed: Instance(random_realizable_dataset(20, 90, seed=seed, approximate=True), None, T=900, T2=900))
 
@@ -211,8 +211,8 @@ def breaking(condition: str, profile: str, data=None) -> st.SearchStrategy[Insta
 
 
 def violated(inst: Instance) -> list[str]:
-    """The conditions of :data:`ntpcheck.assumptions.CONDITIONS` that ``inst`` breaks."""
-    from ntpcheck.assumptions import check_all, failed
+    """The conditions of :data:`ntpcheck.transformer.assumptions.CONDITIONS` that ``inst`` breaks."""
+    from ntpcheck.transformer.assumptions import check_all, failed
 
     return failed(check_all(inst.dataset, inst.E))
 
@@ -236,7 +236,7 @@ def one_self_loop() -> Instance:
 
 def with_margin(inst: Instance) -> Instance:
     """``inst`` with a drawn stage-1 margin resolved into ``eta_0``
-    (:meth:`~ntpcheck.instance.Instance.with_margin`; ``||W*_ov||`` of its data and
+    (:meth:`~ntpcheck.transformer.instance.Instance.with_margin`; ``||W*_ov||`` of its data and
     embeddings, None where Eq. (2) is infeasible)."""
     if inst.target_A is None:
         return inst

@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
-from ntpcheck import model
-from ntpcheck.curves import row_norms
-from ntpcheck.model import safe_norm
-from ntpcheck.training import collocation_arrays
+from ntpcheck.transformer import model
+from ntpcheck.transformer.curves import row_norms
+from ntpcheck.transformer.model import safe_norm
+from ntpcheck.transformer.training import collocation_arrays
 
 from ..framework.checks import between, ROUNDING, RTOL, falsified, holds, inconclusive, inequality, outside, tighten, worst
 from ..framework.evidence import Evidence, evidence

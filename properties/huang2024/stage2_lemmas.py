@@ -13,9 +13,9 @@ import zlib
 
 import numpy as np
 
-from ntpcheck import model
-from ntpcheck.model import safe_norm
-from ntpcheck.stage2_step import gradients_at
+from ntpcheck.transformer import model
+from ntpcheck.transformer.model import safe_norm
+from ntpcheck.transformer.stage2_step import gradients_at
 
 from ..framework.checks import between, inconclusive, inequality, outside, requires, vacuous, worst
 from ..framework.evidence import Evidence
@@ -171,7 +171,7 @@ def lemma5_target(ev: Evidence) -> float:
     Examples
     --------
     >>> import ntpcheck
-    >>> from ntpcheck.instance import Instance
+    >>> from ntpcheck.transformer.instance import Instance
     >>> from ..framework.evidence import evidence
     >>> from .setups import smallest_stage2
     >>> -1 < lemma5_target(evidence(smallest_stage2().with_params(T=30, T2=30))) < 0

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from ntpcheck import model
-from ntpcheck.model import safe_norm
+from ntpcheck.transformer import model
+from ntpcheck.transformer.model import safe_norm
 
 from ..framework.checks import between, ROUNDING, RTOL, falsified, fit_exponent, holds, inconclusive, inequality, outside, tighten, tighten_log, tightening, vacuous
 from ..framework.evidence import Evidence
@@ -142,7 +142,7 @@ def _thm2_window(ev: Evidence, c0: float) -> tuple[np.ndarray, dict] | Outcome:
 def log_non_optimal_mass(ev: Evidence) -> np.ndarray:
     """``max_n log(1 - sum_{l* in I(n)} phi_l*^(n,t))`` at every recorded step of stage 2
     (samples with an optimal and another token), computed from ``log phi``
-    (:func:`ntpcheck.model.log_attention`), so it is exact where phi underflows."""
+    (:func:`ntpcheck.transformer.model.log_attention`), so it is exact where phi underflows."""
     s = q.stage2(ev)
     arr = ev.dataset.arrays
     non = ev.structure.non_optimal_mask

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ntpcheck.special import logsumexp
+from ntpcheck.common.special import logsumexp
 from ntpcheck.linear import ce, ce_f, excess
 from ntpcheck.linear.loss import ce_grad
 from ntpcheck.linear.excess import directional_derivative, eq24

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntpcheck.special import logsumexp
+from ntpcheck.common.special import logsumexp
 from ntpcheck.linear.data import NTPData
 
 from .bounds import M_const

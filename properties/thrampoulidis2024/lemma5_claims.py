@@ -90,7 +90,7 @@ def check_eq16(ev, *, reading: str) -> Outcome:
     ``CE(W) − Σ π̂ Σ p̂ log A_{j,z}`` computed independently (:func:`ntpcheck.linear.excess.excess`),
     at ``‖W_⊥‖ = 3‖W^mm‖`` (where CE − ℋ is far above rounding)."""
     from ntpcheck.linear.excess import excess
-    from ntpcheck.special import logsumexp as lse
+    from ntpcheck.common.special import logsumexp as lse
 
     if not _hyp(ev):
         return outside("not compatible and separable with some S_j < V")
@@ -119,7 +119,7 @@ def check_eq16(ev, *, reading: str) -> Outcome:
 
 def _product_value(D, Z, U):
     """``CE(W_ℱ + U) − base`` under the product reading (may be negative)."""
-    from ntpcheck.special import logsumexp as lse
+    from ntpcheck.common.special import logsumexp as lse
 
     mu = margins_perp(D, U)
     val = 0.0

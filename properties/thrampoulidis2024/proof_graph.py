@@ -4,7 +4,7 @@
 paper's §3 and App. D-E (``shared/paper2/paper.md``).  The ids are ntpcheck's: ``T1-pf`` and
 ``T2-pf`` are the steps of the proofs of Theorems 1 and 2 (App. E.2.1, E.1.3), ``L4`` is Lemma 4
 (1)-(2) and ``Lemma 4`` its parts (3)-(6), ``Lemma 2`` the main text's Lemma 2 (App. E's Lemma 3).
-It is data, not part of any claim record: ``python -m ntpcheck.app.docs_pages`` draws it on the
+It is data, not part of any claim record: ``python -m ntpcheck.app.report.docs_pages`` draws it on the
 paper's page, coloured by the verdicts of a run.  Every name is a claim id of this paper
 (``tests/test_docs.py``).  The edges were checked against the proofs by a second reader (issue 45):
 Lemma 4 (5)-(6) use the proof of Theorem 1, and not the other way round (case (ii) of that proof

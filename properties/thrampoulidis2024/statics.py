@@ -18,7 +18,7 @@ from scipy.special import rel_entr
 from ntpcheck.linear import ce, entropy, excess
 from ntpcheck.linear.subspace import anchor_pairs, anchor_rows, pair_rows
 from ntpcheck.linear.svm import margin_pairs, margins
-from ntpcheck.special import log_softmax, logsumexp, softmax
+from ntpcheck.common.special import log_softmax, logsumexp, softmax
 
 from ..framework.checks import falsified, holds, inequality, vacuous, worst
 from . import bounds

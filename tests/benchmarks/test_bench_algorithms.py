@@ -2,11 +2,11 @@
 
     pytest tests/benchmarks/test_bench_algorithms.py --benchmark-enable --benchmark-only
 
-Target (issue 15): every variant of :data:`ntpcheck.algorithms.VARIANTS` within 3x of
+Target (issue 15): every variant of :data:`ntpcheck.transformer.algorithms.VARIANTS` within 3x of
 Algorithm 1's time (|V| = 20, seed 5: 84 samples, T = T' = 900, the curves recorded).
 Compare the ``min`` column of each row with ``algorithm-1``'s: the ratio is the figure,
 measured in one process on a shared machine.  Since issue 13, Algorithm 1 runs compiled
-(:mod:`ntpcheck.kernels`) while the variants' general loop is numpy, so the ratio is 6-10x
+(:mod:`ntpcheck.transformer.kernels`) while the variants' general loop is numpy, so the ratio is 6-10x
 (README, "Speed").
 """
 
@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from ntpcheck import TrainingConfig, analyse
-from ntpcheck.algorithms import VARIANTS, train_variant
-from ntpcheck.embeddings import as_embeddings
-from ntpcheck.maxmargin import reference_solutions
-from ntpcheck.synthetic import random_realizable_dataset
+from ntpcheck.transformer.algorithms import VARIANTS, train_variant
+from ntpcheck.transformer.embeddings import as_embeddings
+from ntpcheck.transformer.maxmargin import reference_solutions
+from ntpcheck.transformer.synthetic import random_realizable_dataset
 
 
 @pytest.mark.parametrize("alg", VARIANTS, ids=lambda v: v.name)

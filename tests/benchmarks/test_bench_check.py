@@ -20,7 +20,7 @@ import sys
 import pytest
 
 STARTUP = (
-    "import numpy as np; from ntpcheck.app import cli; from ntpcheck.kernels.roles import optimal_counts; "
+    "import numpy as np; from ntpcheck.app.cli import cli; from ntpcheck.transformer.kernels.roles import optimal_counts; "
     "a = np.zeros(1, dtype=np.int64); optimal_counts(a, a, a, a, a)"
 )
 

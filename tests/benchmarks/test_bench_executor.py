@@ -29,7 +29,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from tests.test_dask import identity  # noqa: E402
+from tests.app.test_dask import identity  # noqa: E402
 
 CASES = {
     "verify-default": ["verify"],

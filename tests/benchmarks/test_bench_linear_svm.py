@@ -2,7 +2,7 @@
 
     pytest tests/benchmarks/test_bench_linear_svm.py --benchmark-enable --benchmark-only
 
-Groups ``W^mm d/m/V`` at the sizes of :data:`ntpcheck.app.bench_linear.SIZES`
+Groups ``W^mm d/m/V`` at the sizes of :data:`ntpcheck.app.scaleout.bench_linear.SIZES`
 (the last App. A's), on one BLAS thread; each records its relative difference
 from ``w_mm``'s answer in ``extra_info``.  ``ntpcheck bench --linear`` prints the
 ratios.  The normal suite runs each once (cvxpy at App. A's size only when
@@ -12,11 +12,11 @@ benchmarking), as a smoke test.
 import numpy as np
 import pytest
 
-from ntpcheck.app.bench_linear import SIZES, cvxpy_w_mm, linear_instance
-from ntpcheck.blas import single_threaded_blas
+from ntpcheck.app.scaleout.bench_linear import SIZES, cvxpy_w_mm, linear_instance
+from ntpcheck.common.blas import single_threaded_blas
 from ntpcheck.linear import NTPData
 from ntpcheck.linear.svm import w_mm
-from ntpcheck.maxmargin import installed_solvers
+from ntpcheck.transformer.maxmargin import installed_solvers
 
 CVXPY = [s for s in ("CLARABEL", "PIQP") if s in installed_solvers()]
 

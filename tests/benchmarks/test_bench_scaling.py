@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from ntpcheck import stage2_step
-from ntpcheck.synthetic import scale_arrays
+from ntpcheck.transformer import stage2_step
+from ntpcheck.transformer.synthetic import scale_arrays
 
 BASE = {"n_vocab": 1000, "n_samples": 10_000, "l_max": 16}
 GRID = {"n_vocab": [250, 500, 1000], "n_samples": [2500, 5000, 10_000], "l_max": [4, 8, 16]}

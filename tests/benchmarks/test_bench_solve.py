@@ -3,7 +3,7 @@
     pytest tests/benchmarks/test_bench_solve.py --benchmark-enable --benchmark-only
 
 The issue's target is 10 s and 2 GiB for the text and for ``--json``.  The data
-is the benchmark's complete-star kind (``ntpcheck.synthetic.solver_dataset``:
+is the benchmark's complete-star kind (``ntpcheck.transformer.synthetic.solver_dataset``:
 one-token collocation samples and three ``[a, b, q]`` samples per query, so
 N = 4 |V| exactly).  Each round starts a new process, so the time includes the
 interpreter, the imports (numba, scipy, hypothesis through the paper's
@@ -21,10 +21,10 @@ import sys
 
 import pytest
 
-from ntpcheck.synthetic import solver_dataset
-from ntpcheck.textformat import dumps
+from ntpcheck.transformer.synthetic import solver_dataset
+from ntpcheck.transformer.textformat import dumps
 
-from ..test_solve import JSON
+from tests.app.test_solve import JSON
 from .test_bench_check import STARTUP
 
 

@@ -3,7 +3,7 @@
     pytest tests/benchmarks/test_bench_solvers.py --benchmark-enable --benchmark-only
 
 Each benchmark times what a user waits for: from the loaded dataset to the
-certified answer (:func:`ntpcheck.app.bench._eq3`: structure analysis,
+certified answer (:func:`ntpcheck.app.scaleout.bench._eq3`: structure analysis,
 problem building, compile, solve, polish, certificate).  Groups are
 ``eq3 <kind> |V|=n``; each records its max difference from the exact
 solution in ``extra_info``.  ``ntpcheck bench`` prints the scored table
@@ -14,10 +14,10 @@ suite runs each benchmark once, as a smoke test of every path.
 import numpy as np
 import pytest
 
-from ntpcheck import maxmargin as mm
-from ntpcheck.app.bench import _eq2, _eq3
-from ntpcheck.maxmargin import solve_eq3_exact
-from ntpcheck.synthetic import SOLVER_KINDS, solver_dataset
+from ntpcheck.transformer import maxmargin as mm
+from ntpcheck.app.scaleout.bench import _eq2, _eq3
+from ntpcheck.transformer.maxmargin import solve_eq3_exact
+from ntpcheck.transformer.synthetic import SOLVER_KINDS, solver_dataset
 
 SIZES = [50, 400]
 CVXPY = [s for s in ("CLARABEL", "PIQP") if s in mm.installed_solvers()]

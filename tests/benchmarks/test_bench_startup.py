@@ -6,7 +6,7 @@ Each round is a fresh process, as in a user's shell loop or a subprocess-based t
 ``python``, is ``python -c "import sys"``; issue 43's goals are ``ntpcheck --help`` within 4x of it and
 ``ntpcheck check example1`` within 12x (``python -m ntpcheck`` as the command; minimum of the rounds).
 ``check`` on example1 runs without numba: the role and Eq. (3) kernels have numpy forms for small data
-(:mod:`ntpcheck.roles`).  The normal suite runs each once as a smoke test.
+(:mod:`ntpcheck.transformer.roles`).  The normal suite runs each once as a smoke test.
 """
 
 import subprocess
@@ -37,7 +37,7 @@ def test_check_example1_loads_no_numba_nor_networkx():
     """What keeps ``check example1`` fast: neither numba (0.7 s with its kernels) nor networkx (0.1 s)
     nor the claim framework is imported for it (an import put back at a module's top fails here)."""
     code = ("import sys; sys.argv = ['ntpcheck', 'check', 'example1']\n"
-            "from ntpcheck.app.cli import main\n"
+            "from ntpcheck.app.cli.cli import main\n"
             "import contextlib, io\n"
             "with contextlib.redirect_stdout(io.StringIO()): main(sys.argv[1:])\n"
             "print(sorted(m for m in ('numba', 'networkx', 'scipy', 'ntpcheck.properties.framework', 'hypothesis') "
@@ -47,7 +47,7 @@ def test_check_example1_loads_no_numba_nor_networkx():
 
 
 def test_help_loads_no_numpy():
-    code = ("import sys, contextlib, io\nfrom ntpcheck.app.cli import build_parser\n"
+    code = ("import sys, contextlib, io\nfrom ntpcheck.app.cli.cli import build_parser\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    try: build_parser().parse_args(['--help'])\n"
             "    except SystemExit: pass\n"

@@ -16,9 +16,10 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from ntpcheck import TrainingConfig, analyse, stage2_step, train
-from ntpcheck.maxmargin import reference_solutions
-from ntpcheck.synthetic import random_realizable_dataset, scale_arrays
+from ntpcheck import TrainingConfig, analyse, train
+from ntpcheck.transformer import stage2_step
+from ntpcheck.transformer.maxmargin import reference_solutions
+from ntpcheck.transformer.synthetic import random_realizable_dataset, scale_arrays
 
 
 def _plain_algorithm1(arr, T, T2, eta0, eta, ref_ov, ref_kq):

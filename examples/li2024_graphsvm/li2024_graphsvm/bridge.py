@@ -10,7 +10,7 @@ same data in the first paper's terms: every token its own collocation (one-token
 positions of ``y``, and Eq. (3)'s constraints are ``(x_y - x_j)^T W z >= 1`` for every other token
 ``j`` of ``X``: the Graph-SVM's, one per edge ``y -> j`` of ``G^(z)``.  When every SCC is a single
 token no edge is an equality, so the two programs are one and their solutions agree.  ntpcheck's
-own solver gives ``W*_kq`` (``ntpcheck.maxmargin.solve_eq3_best``: exact under its Assumption 2
+own solver gives ``W*_kq`` (``ntpcheck.transformer.maxmargin.solve_eq3_best``: exact under its Assumption 2
 without confused tokens, else CLARABEL with an active-set polish, both with KKT certificates);
 this module is the one place the plugin uses ntpcheck beyond :mod:`ntpcheck.api`.
 
@@ -33,7 +33,7 @@ __all__ = ["first_paper_text", "w_kq"]
 
 
 def first_paper_text(D: SequenceData) -> str:
-    """``D`` in the first paper's text format (:mod:`ntpcheck.textformat`): its vocabulary, each token
+    """``D`` in the first paper's text format (:mod:`ntpcheck.transformer.textformat`): its vocabulary, each token
     its own collocation, each sample ``X -> y @ weight``."""
     names = D.vocab
     lines = ["vocab: " + " ".join(names)] + [f"{t} -> {t}" for t in names]
@@ -44,7 +44,7 @@ def first_paper_text(D: SequenceData) -> str:
 def w_kq(D: SequenceData) -> np.ndarray:
     """``W*_kq`` of Eq. (3) for ``D`` with its embeddings, by ntpcheck's solver (certified)."""
     import ntpcheck
-    from ntpcheck.maxmargin import solve_eq3_best
+    from ntpcheck.transformer.maxmargin import solve_eq3_best
 
     solution = solve_eq3_best(ntpcheck.loads(first_paper_text(D)), D.E)
     return solution.W

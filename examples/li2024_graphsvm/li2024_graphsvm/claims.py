@@ -84,7 +84,7 @@ CLAIMS: tuple[Claim, ...] = (
           "on acyclic graphs (every SCC a single token) the Graph-SVM equals W*_kq of Eq. (3) (each token its own "
           "collocation), to 1e-9", ("independent", "acyclic"), instances("acyclic"), check_bridge, setup=same,
           reading="acyclic", sabotage=Structural(_on(ACYCLIC, check_bridge, scale=1.01), "1.01 W*_kq compared"),
-          notes=NOTES + "; W*_kq by ntpcheck.maxmargin.solve_eq3_best (the first paper's core)"),
+          notes=NOTES + "; W*_kq by ntpcheck.transformer.maxmargin.solve_eq3_best (the first paper's core)"),
 )
 CLAIMS = tuple(replace(c, figure=FIGURES[c.name]) for c in CLAIMS)
 

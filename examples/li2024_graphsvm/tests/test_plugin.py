@@ -22,7 +22,7 @@ def test_registered():
 
 
 def test_the_command_line_runs_a_claim(capsys):
-    from ntpcheck.app.cli import main
+    from ntpcheck.app.cli.cli import main
 
     assert main(["verify", "--paper", "li2024", "--claims", "Graph-SVM [KKT]", "--profile", "quick", "--workers", "1"]) == 0
     out = capsys.readouterr().out

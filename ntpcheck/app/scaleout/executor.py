@@ -1,0 +1,364 @@
+"""Where a run's units of work execute: in this process, or on Dask (``dask.distributed``).
+
+``--workers 1`` runs every unit here, in order, exactly as before Dask
+(:class:`InProcess`).  ``--workers N`` (N > 1) starts a ``LocalCluster`` of N
+worker *processes* (one thread each) on the loopback interface; ``--scheduler
+ADDRESS`` (or ``NTPCHECK_DASK_SCHEDULER``) connects to a running cluster
+instead (:class:`OnDask`).  Each unit is one task, named by data
+(:class:`.units.Plan`), run with the same seed as in-process, so a seed
+gives the same verdicts, counts and counterexamples whatever runs it.
+
+Dask is imported only here, and only for ``--workers`` > 1 or
+``--scheduler``; without it the run stops at once with one line naming the
+extra (``pip install "ntpcheck[dask]"``).  A worker that dies mid-task has
+its task run again elsewhere (Dask's scheduler does this); Ctrl-C cancels
+the tasks not finished, closes what this process started, and hands the
+finished results to the caller (:class:`RunInterrupted`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ntpcheck.common import interrupt
+from ntpcheck.common.errors import NTPCheckError
+from ntpcheck.properties.framework import RunInterrupted, run_claims
+
+from .dask_connect import CONNECT_TIMEOUT, connect
+from ntpcheck.properties.framework.matrix import run_cells
+from ntpcheck.properties.framework.shards import shards_for
+
+from .units import Plan, run_shard, run_unit
+
+__all__ = ["CONNECT_TIMEOUT", "InProcess", "OnDask", "check_address", "open_executor"]
+
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls)://)?(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$")
+_EXTRA = 'pip install "ntpcheck[dask]"'
+
+
+def check_address(address: str, option: str = "--scheduler") -> str:
+    """``address`` if it looks like a scheduler's (``[tcp://|tls://]HOST:PORT``), else one-line :class:`NTPCheckError`.
+
+    Examples
+    --------
+    >>> check_address("tcp://127.0.0.1:8786"), check_address("scheduler.lan:8786")
+    ('tcp://127.0.0.1:8786', 'scheduler.lan:8786')
+    >>> check_address("http://x")
+    Traceback (most recent call last):
+    ...
+    ntpcheck.common.errors.NTPCheckError: --scheduler 'http://x': not a scheduler address; expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)
+    """
+    m = _ADDRESS.match(address.strip())
+    if not m or not 0 < int(m.group(1)) < 65536:
+        raise NTPCheckError(f"{option} {address!r}: not a scheduler address; expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)")
+    return address.strip()
+
+
+class InProcess:
+    """Every unit here, in order: the runner's own loops (:func:`run_claims`, :func:`run_cells`)."""
+
+    kind = "in-process"
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "workers": 1, "scheduler": None}
+
+    def run(self, plan: Plan, profile: str, seed: int, progress: Callable[[str], None] | None = None) -> list:
+        """The plan's cells (results, for verify) in order; Ctrl-C: :class:`RunInterrupted`.
+        Unsharded profiles run the runner's own loops, as before Dask."""
+        units = plan.units()
+        n = shards_for(profile)
+        if n == 1 and plan.kind == "verify":
+            return run_claims([c for _, c, _ in units], profile, seed, progress, pinned=plan.pinned)
+        if n == 1:
+            return run_cells(units, profile, seed, progress)
+        cells: list = []
+        try:
+            for k, (label, claim, _) in enumerate(units):
+                interrupt.check()
+                if claim is None:
+                    cells.append(plan.cell(k, None))
+                    continue
+                cells.append(plan.merged(k, profile, [run_shard(plan, k, profile, seed, s)[0] for s in range(n)]))
+                if progress:
+                    progress(_line(k + 1, len(units), label, _result(cells[-1]), ["in-process"]))
+        except KeyboardInterrupt:
+            raise RunInterrupted(cells, len(units)) from None
+        return cells
+
+    def stream(self, tasks: Iterator[tuple[Any, Callable, tuple]], deadline: float) -> Iterator[tuple[Any, Any]]:
+        """``(tag, fn(*args))`` for each ``(tag, fn, args)`` of ``tasks``, one after another, while
+        ``time.monotonic()`` is before ``deadline`` (a task started before it is finished)."""
+        for tag, fn, args in tasks:
+            if time.monotonic() >= deadline:
+                return
+            interrupt.check()
+            yield tag, fn(*args)
+
+
+class OnDask:
+    """Every unit as a task on a Dask cluster, through ``client``; results in plan order."""
+
+    def __init__(self, client, kind: str, scheduler: str | None) -> None:
+        self.client, self.kind, self.scheduler = client, kind, scheduler
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "workers": len(self._info()["workers"]), "scheduler": self.scheduler}
+
+    def _info(self) -> dict:
+        """The scheduler's description of the cluster, every worker listed."""
+        try:
+            return self.client.scheduler_info(n_workers=-1)  # Dask >= 2025 lists 5 workers by default
+        except TypeError:  # older Dask lists every worker
+            return self.client.scheduler_info()
+
+    def run(self, plan: Plan, profile: str, seed: int, progress: Callable[[str], None] | None = None) -> list:
+        """The plan's cells in order, each unit one task; a progress line per task as it finishes
+        (unit, verdict, counts, seconds, worker); Ctrl-C cancels the rest and raises
+        :class:`RunInterrupted` with the cells finished (in plan order)."""
+        units = plan.units()
+        n = shards_for(profile)
+        cells: list = [None] * len(units)
+        futures: dict = {}  # future -> (unit, shard or None)
+        parts: dict[int, dict] = {}  # unit -> {shard: Shard}, until all its shards are in
+        workers: dict[int, list[str]] = {}
+        finished = 0
+        try:
+            todo = []
+            for k, (_, claim, _) in enumerate(units):
+                if claim is None:
+                    cells[k] = plan.cell(k, None)
+                    finished += 1
+                elif n == 1:
+                    todo.append(((k, None), run_unit, (plan, k, profile, seed)))
+                else:
+                    parts[k], workers[k] = {}, []
+                    todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
+            for (tag, fn, args), lane in zip(todo, self._lanes(len(todo)) if plan.kind != "verify" else [None] * len(todo)):
+                # a preference, where there is one: Dask refuses allow_other_workers without workers
+                # (a cluster of one worker, as `dask worker` without --nworkers starts)
+                where = {} if lane is None else {"workers": lane, "allow_other_workers": True}
+                futures[self.client.submit(fn, *args, pure=False, **where)] = tag
+            for fut in self._finishing(futures):
+                interrupt.check()
+                try:
+                    value, worker = fut.result()
+                except Exception as e:  # noqa: BLE001 - a worker or the scheduler died: keep what finished
+                    self.client.cancel(list(futures), force=True)
+                    raise ClusterLost(f"the cluster lost the task of {units[futures[fut][0]][0]} ({type(e).__name__}: "
+                                      f"{' '.join(str(e).split())[:160]})", [c for c in cells if c is not None], len(units)) from None
+                k, s = futures[fut]
+                if s is None:
+                    cells[k], workers[k] = plan.cell(k, value), [worker]
+                else:
+                    parts[k][s] = value
+                    workers[k].append(worker)
+                    if len(parts[k]) < n:
+                        continue
+                    cells[k] = plan.merged(k, profile, [parts[k][i] for i in range(n)])
+                finished += 1
+                if progress:
+                    progress(_line(finished, len(units), units[k][0], _result(cells[k]), workers[k]))
+        except ClusterLost as e:
+            e.results, e.of = [c for c in cells if c is not None], len(units)
+            raise
+        except KeyboardInterrupt:
+            self.client.cancel(list(futures), force=True)
+            raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
+        return cells
+
+    def _finishing(self, futures: dict) -> Iterator:
+        """The futures as they finish; :class:`ClusterLost` when the cluster has had no worker for
+        :data:`LOST_AFTER` seconds with tasks left (a user's cluster whose last worker was killed
+        would otherwise keep the run waiting forever)."""
+        from distributed import wait
+
+        pending = set(futures)
+        empty_since = None
+        while pending:
+            try:
+                done, _ = wait(list(pending), timeout=1.0, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                done = set()
+            except (Exception, asyncio.CancelledError) as e:  # noqa: BLE001 - the scheduler is gone: futures cancelled
+                raise ClusterLost(f"the connection to the scheduler was lost ({type(e).__name__}) with {len(pending)} tasks left",
+                                  [], 0) from None
+            yield from [f for f in futures if f in done and f in pending]
+            pending -= set(done)
+            if done or not pending:
+                empty_since = None
+                continue
+            try:
+                alive = len(self._info()["workers"])
+            except Exception:  # noqa: BLE001 - the scheduler itself is gone
+                alive = 0
+            if alive:
+                empty_since = None
+            elif empty_since is None:
+                empty_since = time.monotonic()
+            elif time.monotonic() - empty_since > LOST_AFTER:
+                self.client.cancel(list(pending), force=True)
+                raise ClusterLost(f"the cluster has had no worker for {LOST_AFTER:g} s with {len(pending)} tasks left", [], 0)
+
+
+    def _lanes(self, n: int) -> list[list[str] | None]:
+        """For ``n`` tasks in plan order, the worker each should run on: contiguous lanes, one per
+        worker, for the matrices (``verify``'s claims go to whichever worker is free: no lanes).
+        A matrix row's cells share the claim's instances, whose evidence (trainings, max-margin
+        solutions) a process caches (:mod:`~ntpcheck.properties.framework.evidence`); spread one
+        by one over the workers, every worker computed most of it again (a default-profile matrix
+        took 1.4x the CPU time).  Distinct claims share far less, and there the lanes only
+        delayed the tail (verify on two workers: min of four runs 34.6 s with lanes, 31.8 s
+        without, against 51.3 s on one; issue 43).  The placement is a preference: Dask still moves tasks to an idle
+        worker (work stealing) and off a dead one, and results never depend on it."""
+        addresses = sorted(self._info()["workers"])
+        if len(addresses) < 2:
+            return [None] * n
+        return [[addresses[i * len(addresses) // n]] for i in range(n)]
+
+    def stream(self, tasks: Iterator[tuple[Any, Callable, tuple]], deadline: float) -> Iterator[tuple[Any, Any]]:
+        """``(tag, fn(*args))`` as tasks finish, each ``(tag, fn, args)`` of ``tasks`` one task, two per
+        worker in flight, until ``time.monotonic()`` reaches ``deadline``: then (or on Ctrl-C, or when
+        the caller stops) the tasks not finished are cancelled."""
+        from distributed import wait
+
+        slots = 2 * max(1, self.describe()["workers"])
+        pending: dict = {}
+        tasks = iter(tasks)
+        try:
+            while True:
+                while len(pending) < slots and time.monotonic() < deadline:
+                    nxt = next(tasks, None)
+                    if nxt is None:
+                        break
+                    tag, fn, args = nxt
+                    pending[self.client.submit(fn, *args, pure=False)] = tag
+                remaining = deadline - time.monotonic()
+                if not pending or remaining <= 0:
+                    return
+                try:
+                    done, _ = wait(list(pending), timeout=min(remaining, 0.5), return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    done = ()
+                interrupt.check()
+                for fut in [f for f in pending if f in done]:
+                    yield pending.pop(fut), fut.result()
+        finally:
+            if pending:
+                self.client.cancel(list(pending), force=True)
+
+
+class ClusterLost(RunInterrupted):
+    """The cluster lost a task's worker, its last worker, or its scheduler: ``why``, and the
+    ``results`` finished before (written as an interrupted run's are, then exit 2)."""
+
+    def __init__(self, why: str, results: list, of: int) -> None:
+        super().__init__(results, of)
+        self.why = why
+
+
+#: Seconds a run waits for a worker when its cluster has none left (a worker restarting comes back
+#: sooner); ``NTPCHECK_LOST_AFTER`` sets it (tests).
+LOST_AFTER = float(os.environ.get("NTPCHECK_LOST_AFTER", "30"))
+
+
+def _result(cell):
+    """The :class:`ClaimResult` of a cell (verify's cells are results)."""
+    return getattr(cell, "result", cell)
+
+
+def _line(done: int, of: int, label: str, r, workers: list[str]) -> str:
+    """A progress line: ``[done/of] label: verdict (tested/drawn, seconds, worker(s))``."""
+    c = r.counts
+    seconds = "" if r.seconds is None else f", {r.seconds:.1f} s"
+    where = ", ".join(dict.fromkeys(workers))
+    return (f"[{done}/{of}] {label}: {r.verdict} ({c['tested']}/{c['drawn']} tested/drawn{seconds}, "
+            f"worker{'s' if len(set(workers)) > 1 else ''} {where})")
+
+
+@contextlib.contextmanager
+def open_executor(workers: int, scheduler: str | None) -> Iterator[InProcess | OnDask]:
+    """The executor for ``--workers``/``--scheduler``, closed (with anything it started) on leaving.
+
+    ``scheduler`` given: a client of that cluster (answering within :data:`CONNECT_TIMEOUT`
+    seconds with at least one worker, else :class:`NTPCheckError`).  Else ``workers`` > 1: a
+    ``LocalCluster`` of that many worker processes on 127.0.0.1.  Else :class:`InProcess`.
+    """
+    if scheduler is None and workers <= 1:
+        yield InProcess()
+        return
+    try:
+        import distributed
+    except ImportError:
+        what = f"--scheduler {scheduler}" if scheduler else f"--workers {workers}"
+        raise NTPCheckError(f"{what} needs Dask, an optional extra: {_EXTRA} (or use --workers 1)") from None
+    cluster = None
+    if scheduler is not None:
+        client = connect(distributed, check_address(scheduler))
+        ex = OnDask(client, "dask", scheduler)
+    else:
+        cluster = _local_cluster(distributed, workers)
+        client = distributed.Client(cluster)
+        ex = OnDask(client, "dask-local", cluster.scheduler_address)
+    try:
+        yield ex
+    finally:
+        _close(client, cluster)
+
+
+def _local_cluster(distributed, workers: int):
+    """A LocalCluster of ``workers`` processes, one thread each, on loopback, without a dashboard.
+
+    Its processes are started with SIGINT ignored (they inherit that): a Ctrl-C in a terminal
+    reaches the whole process group, and only this process must answer it (by cancelling the
+    tasks and closing the cluster).  Dask's own logs are silenced up to CRITICAL: closing the
+    cluster makes a worker's heartbeat fail with a logged traceback, which is no error of the run
+    (a task's error reaches this process with its result)."""
+    import logging
+
+    previous = signal.getsignal(signal.SIGINT)
+    main = _in_main_thread()
+    if main:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        # One thread of everything per worker process: Dask already pins BLAS (its nanny's
+        # pre-spawn-environ); numba's parallel kernels (ntpcheck.transformer.kernels.gradients) would otherwise
+        # start one thread per core in every worker and oversubscribe the machine.  Set in the
+        # worker process only (`env`): the nanny's pre-spawn-environ is written into this process's
+        # own environment too, and numba refuses a NUMBA_NUM_THREADS changed after its threads started.
+        return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                        dashboard_address=None, silence_logs=logging.CRITICAL,
+                                        env={"NUMBA_NUM_THREADS": "1"})
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+        interrupt.check()
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _close(client, cluster) -> None:
+    """Close the client and the cluster this process started (its worker processes end with it);
+    a Ctrl-C meanwhile is ignored (they must not be left behind)."""
+    previous = signal.getsignal(signal.SIGINT) if _in_main_thread() else None
+    if previous is not None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        client.close(timeout=5)
+        if cluster is not None:
+            cluster.close(timeout=10)
+    except Exception:  # noqa: BLE001 - closing is best effort; the worker processes die with their nannies
+        pass
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
