@@ -73,7 +73,7 @@ def test_verify_report(tmp_path):
 
 def test_verify_figures(tmp_path):
     """``--figures DIR``: the report's figures as palette PNGs, and an index of every claim in run order
-    (the documentation's paper pages are generated from it: :mod:`ntpcheck.app.docs_pages`)."""
+    (the documentation's paper pages are generated from it: :mod:`ntpcheck.app.report.docs_pages`)."""
     import json
 
     from PIL import Image

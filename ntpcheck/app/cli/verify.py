@@ -81,7 +81,7 @@ def run_verify(args) -> int:
         n = write_instances(args.instances, results)
         print(f"{n} tested instances written to {args.instances} (index.jsonl lists them)", file=sys.stderr)
     if getattr(args, "figures", None):
-        from .figures_out import write_figures
+        from ..report.figures_out import write_figures
 
         n = write_figures(args.figures, results, p.name)
         print(f"{n} figures written to {args.figures} (index.json lists them)", file=sys.stderr)

@@ -8,7 +8,7 @@ use the eight Okabe-Ito colours, black, greys and their light bands, so nothing 
 lost).  ``index.json`` lists every claim in run order with its verdict, its caption and its file
 (``null`` where no tested instance left data to draw, with the report's sentence saying why), so
 a page can be generated from it (:mod:`.docs_pages`).  ``DIR`` must be new or empty, as the
-report's: nothing already there is overwritten or deleted (:func:`ntpcheck.atomic.published_directory`).
+report's: nothing already there is overwritten or deleted (:func:`ntpcheck.common.atomic.published_directory`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import io
 import json
 import os
 
-from ntpcheck.atomic import atomic_write_bytes, atomic_write_text, published_directory
+from ntpcheck.common.atomic import atomic_write_bytes, atomic_write_text, published_directory
 
 __all__ = ["COLOURS", "INDEX", "small_png", "write_figures"]
 
