@@ -22,7 +22,7 @@ Separability (Def. 2) is the LP ``M c ≥ 1``.  Certificates:
 The NTP-SVM is ``min ½‖c‖² s.t. M c ≥ 1`` (``‖W‖ = ‖c‖``).  It is solved exactly
 by least-distance programming and a linear solve on the support
 (:mod:`.svm_active`, KKT-certified), by cvxpy with the active-set polish of
-:mod:`ntpcheck.transformer.maxmargin` (certified by KKT residuals in these coordinates;
+:mod:`ntpcheck.common.qp` (certified by KKT residuals in these coordinates;
 the fallback), or in closed form for orthogonal contexts:
 
 **Proposition (exact NTP-SVM for orthogonal contexts).**  If the columns of
@@ -208,9 +208,9 @@ def w_mm_exact(D: NTPData) -> np.ndarray:
 
 
 def svm_problem(D: NTPData, F: Subspace):
-    """The NTP-SVM in ℱ^⊥ coordinates as a :class:`ntpcheck.transformer.maxmargin.problems.MaxMarginProblem`
+    """The NTP-SVM in ℱ^⊥ coordinates as a :class:`ntpcheck.common.qp.problem.MaxMarginProblem`
     (``min ½‖c‖² s.t. M c ≥ 1``, shape ``(1, dim ℱ^⊥)``)."""
-    from ntpcheck.transformer.maxmargin.problems import MaxMarginProblem
+    from ntpcheck.common.qp.problem import MaxMarginProblem
 
     M = margin_rows(D) @ F.null_basis.T
     labels = [tuple(str(x) for x in p) for p in margin_pairs(D)]
@@ -223,7 +223,7 @@ def w_mm(D: NTPData, method: str = "auto", F: Subspace | None = None) -> SVMSolu
     * ``"exact"``: the closed form for orthogonal contexts (Proposition above);
     * ``"active set"``: least-distance programming and a linear solve on the support, exact to
       rounding and KKT-certified (:mod:`.svm_active`);
-    * ``"cvxpy"``: CLARABEL with the active-set polish of :mod:`ntpcheck.transformer.maxmargin`;
+    * ``"cvxpy"``: CLARABEL with the active-set polish of :mod:`ntpcheck.common.qp`;
     * ``"auto"``: the closed form where it applies, else the active set.
 
     Where the active set gives no certified answer (infeasible data among the causes) it falls
@@ -245,7 +245,7 @@ def w_mm(D: NTPData, method: str = "auto", F: Subspace | None = None) -> SVMSolu
     >>> c.method, bool(np.abs(c.W - s.W).max() < 1e-12)
     ('CLARABEL+polish', True)
     """
-    from ntpcheck.transformer.maxmargin.kkt import certify
+    from ntpcheck.common.qp.kkt import certify
 
     if method not in ("auto", "exact", "active set", "cvxpy"):
         raise ValueError(f"unknown NTP-SVM method {method!r}: exact, active set, cvxpy or auto")
@@ -268,7 +268,7 @@ def w_mm(D: NTPData, method: str = "auto", F: Subspace | None = None) -> SVMSolu
     problem = svm_problem(D, F)
     if problem.n_constraints and problem.shape[1] == 0 or not separability(D, F).separable:
         raise InfeasibleProblemError("the data are not NTP-separable (Def. 2): the NTP-SVM (Def. 3) has no feasible point")
-    from ntpcheck.transformer.maxmargin.cvx import solve
+    from ntpcheck.common.qp.cvx import solve
 
     sol = solve(problem)
     W = (F.null_basis.T @ sol.W.ravel()).reshape(D.V, D.d)

@@ -30,7 +30,7 @@ solve: ``λ_𝒜 = (M_𝒜 M_𝒜ᵀ)^{-1} 1`` (by the triangular factor of a QR
 multipliers, which is the optimum when ``𝒜`` is the right support.
 
 **Certificate.**  The answer kept (the better of the two) is accepted only when
-the KKT residuals of :func:`ntpcheck.transformer.maxmargin.kkt.kkt_residuals` in these
+the KKT residuals of :func:`ntpcheck.common.qp.kkt.kkt_residuals` in these
 coordinates (primal ``max(0, 1 − M c)``, dual ``max(0, −λ)``, stationarity
 ``|c − Mᵀλ|``, complementarity ``|λ_k (M c − 1)_k|``: the certificate of the
 CLARABEL path, in another orthonormal basis of ℱ^⊥) and the (6a) residual
@@ -123,7 +123,7 @@ def _perp_coordinates(D: NTPData):
 def _residual(M, A, c, x, lam) -> tuple[float, float]:
     """``(relative, absolute)``: the worst KKT residual in ℱ^⊥ coordinates and of (6a) at ``x = N_⊥ᵀc``
     (module docstring), the relative one with each residual divided by the size of the terms it sums."""
-    from ntpcheck.transformer.maxmargin.kkt import kkt_residuals
+    from ntpcheck.common.qp.kkt import kkt_residuals
 
     res = kkt_residuals(M, c, lam)
     eq = float(np.max(np.abs(A @ x), initial=0.0))

@@ -134,7 +134,7 @@ def check_svm(ev, *, scale: float = 1.0) -> object:
 
 def _kkt(ev, W: np.ndarray) -> float:
     from ntpcheck.linear.svm import svm_problem
-    from ntpcheck.transformer.maxmargin.kkt import certify
+    from ntpcheck.common.qp.kkt import certify
 
     return certify(svm_problem(ev.data, ev.F), ev.F.null_basis @ W.ravel())[1].worst
 

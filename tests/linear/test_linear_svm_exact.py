@@ -19,7 +19,7 @@ from ntpcheck.linear import svm_active
 from ntpcheck.linear.subspace import anchor_index, anchor_pairs, index_rows, subspace
 from ntpcheck.linear.svm import margin_pairs, margin_rows, margins, svm_problem, w_mm
 from ntpcheck.linear.svm_active import ActiveSetFailed, margin_index, ntp_svm_active_set
-from ntpcheck.transformer.maxmargin.kkt import certify
+from ntpcheck.common.qp.kkt import certify
 
 #: (d, m, V, seed) at the three benchmark sizes: more seeds where a solve is cheap.
 CASES = [(*SIZES[0], s) for s in range(4)] + [(*SIZES[1], s) for s in range(2)] + [(*SIZES[2], 0)]

@@ -15,7 +15,7 @@ call; where neither is available, a child process started with
 ``OPENBLAS_NUM_THREADS=1`` and its kin).  Each row reports the ratio, the
 relative Frobenius differences of the answers (to each timed solver's and to
 CLARABEL at tight tolerances, :func:`tight_w_mm`, untimed), ``w_mm``'s own KKT residual and the
-independent certificate of :func:`ntpcheck.transformer.maxmargin.kkt.certify` in ℱ^⊥
+independent certificate of :func:`ntpcheck.common.qp.kkt.certify` in ℱ^⊥
 coordinates.  The previous path (``w_mm(D, "cvxpy")``: separability LP,
 CLARABEL, polish) is timed too.
 """
@@ -170,7 +170,7 @@ def _time_case(D: NTPData, solvers: list[str], repeat: int) -> dict:
 def _case_row(d: int, m: int, V: int, seed: int, repeat: int) -> dict:
     from ntpcheck.linear.subspace import subspace
     from ntpcheck.linear.svm import svm_problem
-    from ntpcheck.transformer.maxmargin.kkt import certify
+    from ntpcheck.common.qp.kkt import certify
 
     D = linear_instance(d, m, V, seed)
     solvers = _installed()

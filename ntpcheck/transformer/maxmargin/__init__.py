@@ -3,8 +3,8 @@
 Modules, one job each:
 
 * :mod:`~ntpcheck.transformer.maxmargin.problems`: the problems as data (``R w >= 1``);
-* :mod:`~ntpcheck.transformer.maxmargin.kkt`: KKT residuals, certificates, the active-set polish;
-* :mod:`~ntpcheck.transformer.maxmargin.cvx`: solving with any installed cvxpy solver;
+* :mod:`~ntpcheck.common.qp.kkt`: KKT residuals, certificates, the active-set polish;
+* :mod:`~ntpcheck.common.qp.cvx`: solving with any installed cvxpy solver;
 * :mod:`~ntpcheck.transformer.maxmargin.closed_form`: Eq. (2) in closed form (Assumption 2);
 * :mod:`~ntpcheck.transformer.maxmargin.exact`: exact Eq. (2) and Eq. (3) under Assumption 2;
 * :mod:`~ntpcheck.transformer.maxmargin.reference`: the exact solution where it applies, cvxpy otherwise.
@@ -24,10 +24,10 @@ True
 """
 
 from .closed_form import check_eq2_closed_form, eq2_closed_form, eq2_matrix, w_ov_star
-from .cvx import DEFAULT_SOLVER, SOLVER_DEFAULTS, installed_solvers, solve
+from ntpcheck.common.qp.cvx import DEFAULT_SOLVER, SOLVER_DEFAULTS, installed_solvers, solve
 from .exact import column_solution, eq3_values, solve_eq2_exact, solve_eq3_exact
 from .reference import exact_eq3_applies, reference_solutions, solve_eq3_best
-from .kkt import KKTResiduals, certify, kkt_residuals, polish
+from ntpcheck.common.qp.kkt import KKTResiduals, certify, kkt_residuals, polish
 from .problems import MaxMarginProblem, MaxMarginSolution, as_structure, build_eq2, build_eq3, raise_if_cyclic
 
 __all__ = [

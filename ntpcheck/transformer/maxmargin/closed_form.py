@@ -21,7 +21,7 @@ import numpy as np
 
 from ..embeddings import as_embeddings, is_canonical, is_orthonormal, require_orthonormal
 from ..structure import Structure
-from .cvx import DEFAULT_SOLVER, solve
+from ntpcheck.common.qp.cvx import DEFAULT_SOLVER, solve
 from .problems import as_structure, build_eq2
 
 __all__ = ["eq2_closed_form", "eq2_matrix", "check_eq2_closed_form", "w_ov_star"]

@@ -35,7 +35,7 @@ import numpy as np
 from ntpcheck.common.sparsecols import SparseColumns
 from ..structure import Structure
 from .exact import eq3_entries, require_bipartite
-from .kkt import KKTResiduals
+from ntpcheck.common.qp.kkt import KKTResiduals
 from .problems import build_eq2
 
 __all__ = ["CompactSolution", "solve_eq2_compact", "solve_eq3_compact", "two_entry_residuals", "eq2_residuals"]

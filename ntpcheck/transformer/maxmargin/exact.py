@@ -39,7 +39,7 @@ from ..structure import Structure, as_structure
 from .closed_form import check_eq2_closed_form, eq2_matrix
 from ..kernels.eq3 import node_index
 from .isotonic import isotonic_bipartite
-from .kkt import KKTResiduals, kkt_residuals
+from ntpcheck.common.qp.kkt import KKTResiduals, kkt_residuals
 from .problems import MaxMarginProblem, MaxMarginSolution, build_eq2, build_eq3, raise_if_cyclic
 
 __all__ = ["solve_eq2_exact", "solve_eq3_exact", "eq3_values", "eq3_entries", "column_solution", "require_bipartite"]

@@ -92,7 +92,7 @@ def solve_nuclear(problem: MaxMarginProblem, solver: str = "CLARABEL", tol: floa
     """
     import cvxpy as cp
 
-    from .cvx import installed_solvers
+    from ntpcheck.common.qp.cvx import installed_solvers
 
     if solver not in installed_solvers():
         raise SolverFailedError(f"solver {solver!r} is not installed (installed: {', '.join(installed_solvers())})")

@@ -25,9 +25,6 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
@@ -35,86 +32,9 @@ import scipy.sparse as sp
 from ..embeddings import as_embeddings, is_canonical
 from ntpcheck.common.errors import InfeasibleProblemError
 from ..structure import Structure, as_structure
-from .kkt import KKTResiduals
+from ntpcheck.common.qp.problem import IndexLabels, MaxMarginProblem, MaxMarginSolution
 
 __all__ = ["MaxMarginProblem", "MaxMarginSolution", "build_eq2", "build_eq3", "raise_if_cyclic", "as_structure"]
-
-
-class IndexLabels(Sequence):
-    """Constraint labels ``(name, name, name)`` kept as three index arrays, named on access.
-
-    Eq. (2) at ``|V| = 2000`` has four million constraints; building their
-    name tuples up front took longer than solving.
-    """
-
-    def __init__(self, vocab: Sequence[str], *columns: np.ndarray) -> None:
-        self._vocab, self._cols = vocab, columns
-
-    def __len__(self) -> int:
-        return len(self._cols[0]) if self._cols else 0
-
-    def __getitem__(self, k):
-        if isinstance(k, slice):
-            return tuple(self[i] for i in range(*k.indices(len(self))))
-        return tuple(self._vocab[int(c[k])] for c in self._cols)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None
-
-
-@dataclass(frozen=True, eq=False)
-class MaxMarginProblem:
-    """One max-margin problem: ``min 1/2 ||w||^2 s.t. R w >= 1``, ``W = w.reshape(shape)``.
-
-    Attributes
-    ----------
-    name : str
-        ``"Eq. (2)"`` or ``"Eq. (3)"``.
-    R : scipy.sparse.csr_matrix, shape (K, m)
-        One row per distinct constraint, acting on ``vec(W)`` (row-major).
-    shape : (int, int)
-    labels : sequence of tuple of str
-        Eq. (2): ``(x, n(x), v)``; Eq. (3): ``(optimal, non-optimal, query)``.
-    """
-
-    name: str
-    R: sp.csr_matrix
-    shape: tuple[int, int]
-    labels: Sequence[tuple[str, ...]]
-
-    @property
-    def n_constraints(self) -> int:
-        return self.R.shape[0]
-
-
-@dataclass(frozen=True, eq=False)
-class MaxMarginSolution:
-    """A solution with its multipliers, KKT residuals and timing.
-
-    ``seconds`` is the solver's own time; ``stages`` splits it (cvxpy:
-    ``compile``, ``solve``, ``polish``; exact: ``solve``, ``certificate``).
-    ``polish_move`` is the largest entry change the active-set polish made
-    (None when it was not applied).
-    """
-
-    problem: MaxMarginProblem
-    W: np.ndarray
-    multipliers: np.ndarray
-    residuals: KKTResiduals
-    method: str
-    seconds: float
-    stages: dict = field(default_factory=dict)
-    polish_move: float | None = None
-
-    @property
-    def norm(self) -> float:
-        return float(np.linalg.norm(self.W))
-
-    @property
-    def n_constraints(self) -> int:
-        return self.problem.n_constraints
 
 
 def _rows(a_list: list[np.ndarray], b_list: list[np.ndarray], shape: tuple[int, int]) -> sp.csr_matrix:

@@ -13,7 +13,7 @@ import numpy as np
 from ..embeddings import as_embeddings, is_orthonormal
 from ..structure import Structure
 from .closed_form import w_ov_star
-from .cvx import DEFAULT_SOLVER, solve
+from ntpcheck.common.qp.cvx import DEFAULT_SOLVER, solve
 from .exact import solve_eq3_exact
 from .problems import MaxMarginSolution, as_structure, build_eq3
 

@@ -1,7 +1,7 @@
 """Solving the max-margin problems with any installed cvxpy solver, chosen by name.
 
 Tight tolerances per solver (:data:`SOLVER_DEFAULTS`), and an active-set
-polish (:func:`ntpcheck.transformer.maxmargin.kkt.polish`) that refines degenerate
+polish (:func:`ntpcheck.common.qp.kkt.polish`) that refines degenerate
 interior-point answers from about ``sqrt(tol)`` to rounding level.  Every
 solution carries its KKT residuals.
 """
@@ -15,7 +15,7 @@ import numpy as np
 
 from ntpcheck.common.errors import InfeasibleProblemError, SolverFailedError
 from .kkt import kkt_residuals, polish as _polish
-from .problems import MaxMarginProblem, MaxMarginSolution
+from .problem import MaxMarginProblem, MaxMarginSolution
 
 __all__ = ["solve", "installed_solvers", "DEFAULT_SOLVER", "SOLVER_DEFAULTS"]
 
