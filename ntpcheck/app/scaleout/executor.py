@@ -35,6 +35,7 @@ from .dask_connect import CONNECT_TIMEOUT, connect
 from ntpcheck.properties.framework.matrix import run_cells
 from ntpcheck.properties.framework.shards import shards_for
 
+from .placement import strategy_lanes
 from .units import Plan, run_shard, run_unit
 
 __all__ = ["CONNECT_TIMEOUT", "InProcess", "OnDask", "check_address", "open_executor"]
@@ -140,7 +141,12 @@ class OnDask:
                 else:
                     parts[k], workers[k] = {}, []
                     todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
-            for (tag, fn, args), lane in zip(todo, self._lanes(len(todo)) if plan.kind != "verify" else [None] * len(todo)):
+            if plan.kind != "verify":
+                lanes = self._lanes(len(todo))
+            else:  # by data strategy: claims that draw the same instances share their evidence
+                by_unit = strategy_lanes(sorted(self._info()["workers"]), [c for _, c, _ in units], profile)
+                lanes = [by_unit[k] for (k, _), _, _ in todo]
+            for (tag, fn, args), lane in zip(todo, lanes):
                 # a preference, where there is one: Dask refuses allow_other_workers without workers
                 # (a cluster of one worker, as `dask worker` without --nworkers starts)
                 where = {} if lane is None else {"workers": lane, "allow_other_workers": True}
@@ -209,7 +215,7 @@ class OnDask:
 
     def _lanes(self, n: int) -> list[list[str] | None]:
         """For ``n`` tasks in plan order, the worker each should run on: contiguous lanes, one per
-        worker, for the matrices (``verify``'s claims go to whichever worker is free: no lanes).
+        worker, for the matrices (``verify``'s claims go by data strategy: :func:`.placement.strategy_lanes`).
         A matrix row's cells share the claim's instances, whose evidence (trainings, max-margin
         solutions) a process caches (:mod:`~ntpcheck.properties.framework.evidence`); spread one
         by one over the workers, every worker computed most of it again (a default-profile matrix
