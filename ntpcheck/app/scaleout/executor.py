@@ -143,9 +143,11 @@ class OnDask:
                     todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
             if plan.kind != "verify":
                 lanes = self._lanes(len(todo))
-            else:  # by data strategy: claims that draw the same instances share their evidence
+            elif n == 1:  # by data strategy: claims that draw the same instances share their evidence
                 by_unit = strategy_lanes(sorted(self._info()["workers"]), [c for _, c, _ in units], profile)
                 lanes = [by_unit[k] for (k, _), _, _ in todo]
+            else:  # a sharded search is split to spread one claim over the workers: whichever is free
+                lanes = [None] * len(todo)
             for (tag, fn, args), lane in zip(todo, lanes):
                 # a preference, where there is one: Dask refuses allow_other_workers without workers
                 # (a cluster of one worker, as `dask worker` without --nworkers starts)
