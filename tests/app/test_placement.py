@@ -23,7 +23,10 @@ def test_strategy_lanes_keep_groups_together_and_balance(name):
     lanes = strategy_lanes(workers, claims, "default")
     load = Counter(lane[0] for lane in lanes)
     share = -(-len(claims) // 2)
-    assert set(load) == set(workers) and max(load.values()) <= share + share // 2
+    # Greedy placement's guarantee: the last chunk put on the fullest worker went to the least
+    # loaded one, which then held at most half the claims; chunks are at most a worker's share.
+    largest = max(min(len(g), share) for g in groups)
+    assert set(load) == set(workers) and max(load.values()) <= len(claims) / 2 + largest
     for g in groups:  # a group no larger than a worker's share stays on one worker
         if len(g) <= share:
             assert len({lanes[k][0] for k in g}) == 1
