@@ -306,3 +306,35 @@ def test_local_workers_run_one_thread_of_everything():
     assert len(found) == 2 and set(found.values()) == {("1", "1")}, found
     # not leaked into this process: numba refuses a thread count changed after its threads started
     assert os.environ.get("NUMBA_NUM_THREADS") == before
+
+
+def _worker_state() -> dict:
+    """What a worker process has before its first task: the papers' claims imported, one thread
+    of everything, and Dask's malloc trim threshold unset (:func:`.local_cluster.worker_config`)."""
+    import dask
+
+    return {"claims imported": "ntpcheck.properties.huang2024" in sys.modules,
+            "threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")},
+            "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"), "profiler": dask.config.get("distributed.worker.profile.enabled")}
+
+
+def test_local_workers_are_forked_warm_with_one_thread_each():
+    """Issue 43: ``--workers N`` forks its workers from a fork server that imported the claims once
+    (POSIX); each has one thread of BLAS and numba, no malloc trim threshold, no profiler."""
+    from ntpcheck.app.scaleout import local_cluster
+    from ntpcheck.app.scaleout.executor import open_executor
+
+    if local_cluster.start_method() != "forkserver":
+        pytest.skip("no fork server on this platform: workers are spawned")
+    with open_executor(2, None) as ex:
+        states = list(ex.client.run(_worker_state).values())
+    assert len(states) == 2
+    for s in states:
+        assert s == {"claims imported": True, "threads": dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"), "1"),
+                     "trim": None, "profiler": False}
+
+
+def test_spawned_workers_give_the_same_json(in_process, tmp_path, monkeypatch):
+    """``NTPCHECK_START_METHOD=spawn`` (fresh interpreters, as Dask's default) gives the same JSON."""
+    monkeypatch.setenv("NTPCHECK_START_METHOD", "spawn")
+    assert identity(run_json([*VERIFY, "--workers", "2"], tmp_path, "spawned")) == identity(in_process["verify"])

@@ -238,19 +238,32 @@ def cmd_train(args) -> int:
     return run_train(args, _emit, _warn)
 
 
+def _prestart(args) -> None:
+    """A run on a local cluster starts its workers' fork server first, so that their imports run
+    while this process loads the claims (:func:`ntpcheck.app.scaleout.local_cluster.prestart`); a
+    run on a given dataset runs here."""
+    if not getattr(args, "dataset", None):
+        from ntpcheck.app.scaleout.local_cluster import prestart
+
+        prestart(getattr(args, "workers", 1), getattr(args, "scheduler", None))
+
+
 def cmd_verify(args) -> int:
+    _prestart(args)
     from .verify import run_verify
 
     return run_verify(args)
 
 
 def cmd_matrix(args) -> int:
+    _prestart(args)
     from .verify import run_matrix
 
     return run_matrix(args)
 
 
 def cmd_campaign(args) -> int:
+    _prestart(args)
     from ntpcheck.app.scaleout.campaign import run_campaign
 
     return run_campaign(args)

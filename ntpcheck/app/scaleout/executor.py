@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import os
 import re
-import signal
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -31,6 +30,7 @@ from ntpcheck.common import interrupt
 from ntpcheck.common.errors import NTPCheckError
 from ntpcheck.properties.framework import RunInterrupted, run_claims
 
+from . import local_cluster
 from .dask_connect import CONNECT_TIMEOUT, connect
 from ntpcheck.properties.framework.matrix import run_cells
 from ntpcheck.properties.framework.shards import shards_for
@@ -311,96 +311,10 @@ def open_executor(workers: int, scheduler: str | None) -> Iterator[InProcess | O
         client = connect(distributed, check_address(scheduler))
         ex = OnDask(client, "dask", scheduler)
     else:
-        cluster = _local_cluster(distributed, workers)
+        cluster = local_cluster.start(distributed, workers)
         client = distributed.Client(cluster)
         ex = OnDask(client, "dask-local", cluster.scheduler_address)
     try:
         yield ex
     finally:
-        _close(client, cluster)
-
-
-def _local_cluster(distributed, workers: int):
-    """A LocalCluster of ``workers`` processes, one thread each, on loopback, without a dashboard.
-
-    Its processes are started with SIGINT ignored (they inherit that): a Ctrl-C in a terminal
-    reaches the whole process group, and only this process must answer it (by cancelling the
-    tasks and closing the cluster).  Dask's own logs are silenced up to CRITICAL: closing the
-    cluster makes a worker's heartbeat fail with a logged traceback, which is no error of the run
-    (a task's error reaches this process with its result)."""
-    import logging
-
-    import dask
-
-    previous = signal.getsignal(signal.SIGINT)
-    main = _in_main_thread()
-    if main:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        # One thread of everything per worker process: Dask already pins BLAS (its nanny's
-        # pre-spawn-environ); numba's parallel kernels (ntpcheck.transformer.kernels.gradients) would otherwise
-        # start one thread per core in every worker and oversubscribe the machine.  Set in the
-        # worker process only (`env`): the nanny's pre-spawn-environ is written into this process's
-        # own environment too, and numba refuses a NUMBA_NUM_THREADS changed after its threads started.
-        with dask.config.set(local_worker_config()):
-            return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                            dashboard_address=None, silence_logs=logging.CRITICAL,
-                                            env={"NUMBA_NUM_THREADS": "1"})
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
-        interrupt.check()
-
-
-def local_worker_config() -> dict[str, Any]:
-    """Dask settings for the worker processes this process starts (a user's own cluster keeps its own).
-
-    Measured on ``verify`` (first paper, default profile, 2 workers on 2 cores; issue 43), claims'
-    seconds summed over the workers against 45.5 s in one process: 57.5 s with Dask's defaults,
-    55.7 s without the trim threshold, 52.3 s with the profiler off too.
-
-    - ``MALLOC_TRIM_THRESHOLD_`` is not set (Dask sets 65536 before spawning a worker, to return
-      memory to the system).  Setting it turns off glibc's dynamic mmap threshold, so every array
-      above 128 KiB is a fresh ``mmap`` whose pages are faulted in and zeroed, and freed with
-      ``munmap``: the workers spent 3.4-3.9 s each in the kernel against 1.5 s for the whole
-      in-process run.  A run's workers live for one run; their memory is returned when they end.
-    - The statistical profiler is off: it samples the task's stack every 10 ms from another
-      thread, taking the GIL from the task each time.
-    - The system monitor (CPU, memory, network of each worker, for the dashboard, which local
-      runs do not start) samples every 5 s instead of every 0.5 s.
-
-    Examples
-    --------
-    >>> cfg = local_worker_config()
-    >>> "MALLOC_TRIM_THRESHOLD_" in cfg["distributed.nanny.pre-spawn-environ"], cfg["distributed.worker.profile.enabled"]
-    (False, False)
-    """
-    import dask
-
-    environ = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
-    environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return {"distributed.nanny.pre-spawn-environ": environ, "distributed.worker.profile.enabled": False,
-            "distributed.admin.system-monitor.interval": "5s"}
-
-
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
-
-
-def _close(client, cluster) -> None:
-    """Close the client and the cluster this process started (its worker processes end with it);
-    a Ctrl-C meanwhile is ignored (they must not be left behind)."""
-    previous = signal.getsignal(signal.SIGINT) if _in_main_thread() else None
-    if previous is not None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        client.close(timeout=5)
-        if cluster is not None:
-            cluster.close(timeout=10)
-    except Exception:  # noqa: BLE001 - closing is best effort; the worker processes die with their nannies
-        pass
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        local_cluster.close(client, cluster)
