@@ -16,6 +16,7 @@ from ntpcheck.properties import PAPERS, paper
 from ntpcheck.properties.framework import RunInterrupted, Verdict, select_claims, versions
 
 from ntpcheck.app.rendering import render
+from ntpcheck.app.scaleout import claim_seconds
 from ntpcheck.app.scaleout.executor import open_executor
 from ntpcheck.app.rendering.output import INTERRUPTED, write_json
 from ntpcheck.app.scaleout.units import Plan
@@ -75,6 +76,8 @@ def run_verify(args) -> int:
         obj["dataset"] = args.dataset
     _add_executor(obj, executor)
     write_json(args.json_path, obj)  # first: a report refused at the end (DIR filled meanwhile) loses no verdict
+    if not getattr(args, "dataset", None):  # the next run on workers starts the longest claims first
+        claim_seconds.record(p.name, args.profile, results)
     if getattr(args, "instances", None):
         from .instances_out import write_instances
 

@@ -141,10 +141,11 @@ class OnDask:
                 else:
                     parts[k], workers[k] = {}, []
                     todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
+            costs = unit_costs(plan, profile)  # estimated seconds, longest started first (None: plan order)
             if plan.kind != "verify":
                 lanes = self._lanes(len(todo))
             elif n == 1:  # by data strategy: claims that draw the same instances share their evidence
-                by_unit = strategy_lanes(sorted(self._info()["workers"]), [c for _, c, _ in units], profile)
+                by_unit = strategy_lanes(sorted(self._info()["workers"]), [c for _, c, _ in units], profile, costs)
                 lanes = [by_unit[k] for (k, _), _, _ in todo]
             else:  # a sharded search is split to spread one claim over the workers: whichever is free
                 lanes = [None] * len(todo)
@@ -152,6 +153,8 @@ class OnDask:
                 # a preference, where there is one: Dask refuses allow_other_workers without workers
                 # (a cluster of one worker, as `dask worker` without --nworkers starts)
                 where = {} if lane is None else {"workers": lane, "allow_other_workers": True}
+                if costs is not None:  # Dask runs a worker's higher priorities first
+                    where["priority"] = costs[tag[0]]
                 futures[self.client.submit(fn, *args, pure=False, **where)] = tag
             for fut in self._finishing(futures):
                 interrupt.check()
@@ -260,6 +263,23 @@ class OnDask:
         finally:
             if pending:
                 self.client.cancel(list(pending), force=True)
+
+
+def unit_costs(plan: Plan, profile: str) -> list[float] | None:
+    """Each unit's estimated seconds for a verify plan: its claim's last run under ``profile``
+    (:mod:`.claim_seconds`), the median of the known ones for a claim never run; None where none is
+    known, or for the matrices (whose lanes keep a row's cells together)."""
+    if plan.kind != "verify":
+        return None
+    from .claim_seconds import load
+
+    known = load(plan.paper, profile)
+    seconds = [known.get(label) for label, _, _ in plan.units()]
+    timed = sorted(s for s in seconds if s is not None)
+    if not timed:
+        return None
+    typical = timed[len(timed) // 2]
+    return [typical if s is None else s for s in seconds]
 
 
 class ClusterLost(RunInterrupted):

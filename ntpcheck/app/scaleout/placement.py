@@ -33,7 +33,8 @@ def strategy_groups(claims: list, profile: str) -> list[list[int]]:
     return list(groups.values())
 
 
-def strategy_lanes(addresses: list[str], claims: list, profile: str) -> list[list[str] | None]:
+def strategy_lanes(addresses: list[str], claims: list, profile: str,
+                   costs: list[float] | None = None) -> list[list[str] | None]:
     """For verify's ``claims``, the worker (of ``addresses``) each should run on: the claims that draw
     from one data strategy together (:func:`strategy_groups`), so that they share the evidence a
     process caches; None for every claim with fewer than two workers.
@@ -41,9 +42,11 @@ def strategy_lanes(addresses: list[str], claims: list, profile: str) -> list[lis
     Every claim searches with the run's seed, so claims with the same strategy draw the same
     instances and reuse each other's trainings and solutions: with the cache cleared before each
     claim, the second paper's verify took 82.1 s of CPU instead of 58.4 s, and spread one by one
-    over two workers it lost about half of that (overhead 1.35; issue 43).  A group larger than a
-    worker's share is cut into contiguous chunks of at most that share; the chunks go, largest
-    first, to the worker with the fewest claims so far.
+    over two workers it lost about half of that (overhead 1.35; issue 43).  Each claim weighs its
+    ``costs`` entry (estimated seconds, :mod:`.claim_seconds`; 1 each without).  A group heavier
+    than a worker's share (the total over the workers) is cut into contiguous chunks no heavier than
+    that (a chunk holds at least one claim); the chunks go, heaviest first, to the least loaded
+    worker, so no worker carries more than its share plus the heaviest chunk.
 
     Examples
     --------
@@ -51,16 +54,27 @@ def strategy_lanes(addresses: list[str], claims: list, profile: str) -> list[lis
     >>> a, b = (lambda p: "st.integers()"), (lambda p: "st.floats()")
     >>> strategy_lanes(["w1", "w2"], [C(data=a), C(data=b), C(data=a), C(data=a)], "default")
     [['w1'], ['w2'], ['w1'], ['w2']]
+    >>> strategy_lanes(["w1", "w2"], [C(data=a), C(data=b), C(data=a), C(data=a)], "default", [1, 3, 1, 1])
+    [['w1'], ['w2'], ['w1'], ['w1']]
     """
     if len(addresses) < 2:
         return [None] * len(claims)
-    share = -(-len(claims) // len(addresses))
-    chunks = [g[i:i + share] for g in strategy_groups(claims, profile) for i in range(0, len(g), share)]
-    load = {a: 0 for a in addresses}
+    weight = list(costs) if costs is not None else [1.0] * len(claims)
+    share = sum(weight) / len(addresses)
+    chunks: list[list[int]] = []
+    for group in strategy_groups(claims, profile):
+        chunk: list[int] = []
+        for k in group:
+            if chunk and sum(weight[j] for j in chunk) + weight[k] > share:
+                chunks.append(chunk)
+                chunk = []
+            chunk.append(k)
+        chunks.append(chunk)
+    load = {a: 0.0 for a in addresses}
     lanes: list[list[str] | None] = [None] * len(claims)
-    for chunk in sorted(chunks, key=len, reverse=True):  # stable: ties keep plan order
+    for chunk in sorted(chunks, key=lambda c: sum(weight[k] for k in c), reverse=True):  # stable: ties keep plan order
         where = min(addresses, key=lambda a: load[a])
-        load[where] += len(chunk)
+        load[where] += sum(weight[k] for k in chunk)
         for k in chunk:
             lanes[k] = [where]
     return lanes

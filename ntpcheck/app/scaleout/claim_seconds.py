@@ -1,0 +1,85 @@
+"""Each claim's seconds in this user's last run, so that the next run on workers starts the longest first.
+
+A run on workers ends when its last task does.  Tasks taken in plan order leave the longest claims
+wherever the plan put them, often last, and one worker then finishes alone (2.4 s of a 29 s
+``verify`` on two workers, issue 43).  Started longest first, the tasks left at the end are short
+(longest-processing-time-first list scheduling, at most 4/3 of the optimum).  The estimates are the
+seconds each claim took in the last run of the same paper and profile on this machine; a claim never
+run has none, and a first run keeps plan order.  They only order and place tasks: every task runs with
+the run's seed wherever and whenever it runs, so results never depend on them.
+
+The file is ``claim-seconds.json`` in ``$NTPCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/ntpcheck``, else
+``~/.cache/ntpcheck``: ``{paper: {profile: {claim: seconds}}}``.  Reading or writing it never stops a
+run: an unreadable, damaged or unwritable file means no estimates (a read-only home, a cluster's
+service account).
+
+Examples
+--------
+>>> import os, tempfile
+>>> from types import SimpleNamespace as R
+>>> os.environ["NTPCHECK_CACHE_DIR"] = tempfile.mkdtemp()
+>>> load("huang2024", "default")
+{}
+>>> record("huang2024", "default", [R(claim=R(name="Lemma 1"), seconds=1.25), R(claim=R(name="Ex. 1"), seconds=None)])
+>>> load("huang2024", "default")
+{'Lemma 1': 1.25}
+>>> del os.environ["NTPCHECK_CACHE_DIR"]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+__all__ = ["cache_path", "load", "record"]
+
+FILE = "claim-seconds.json"
+
+
+def cache_path() -> Path | None:
+    """Where the estimates live (see the module docstring); None where no folder is named (no home)."""
+    if os.environ.get("NTPCHECK_CACHE_DIR"):
+        return Path(os.environ["NTPCHECK_CACHE_DIR"]) / FILE
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "ntpcheck" / FILE
+    home = os.environ.get("HOME", "")
+    return Path(home).expanduser() / ".cache" / "ntpcheck" / FILE if home else None
+
+
+def _read() -> dict:
+    path = cache_path()
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8")) if path is not None else {}
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def load(paper: str, profile: str) -> dict[str, float]:
+    """Claim name -> seconds of its last run under ``paper`` and ``profile`` ({} where none is known)."""
+    entry = _read().get(paper, {})
+    entry = entry.get(profile, {}) if isinstance(entry, dict) else {}
+    if not isinstance(entry, dict):
+        return {}
+    return {name: float(s) for name, s in entry.items() if isinstance(s, (int, float)) and s >= 0}
+
+
+def record(paper: str, profile: str, results) -> None:
+    """Keep the seconds of ``results`` (:class:`ClaimResult`, those timed) as the estimates of their
+    claims under ``paper`` and ``profile``; the others' estimates stay.  Best effort: nothing is raised."""
+    timed = {r.claim.name: round(r.seconds, 3) for r in results
+             if getattr(r, "seconds", None) is not None and getattr(r, "claim", None) is not None}
+    path = cache_path()
+    if not timed or path is None:
+        return
+    from ntpcheck.common.atomic import atomic_write_text
+
+    doc = _read()
+    by_profile = doc.get(paper) if isinstance(doc.get(paper), dict) else {}
+    doc[paper] = by_profile
+    by_profile[profile] = {**(by_profile.get(profile) if isinstance(by_profile.get(profile), dict) else {}), **timed}
+    try:
+        atomic_write_text(str(path), json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    except (OSError, ValueError):
+        pass
