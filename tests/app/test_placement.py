@@ -31,3 +31,27 @@ def test_strategy_lanes_keep_groups_together_and_balance(name):
         if len(g) <= share:
             assert len({lanes[k][0] for k in g}) == 1
     assert strategy_lanes(workers[:1], claims, "default") == [None] * len(claims)
+
+
+def test_unit_costs_are_the_last_run_seconds_in_plan_order(tmp_path, monkeypatch):
+    """Issue 43: the next run on workers starts the longest claims first, from the seconds the last
+    run of the same paper and profile recorded; a claim never timed gets the median of the others,
+    and nothing known (or a damaged file) keeps plan order."""
+    from types import SimpleNamespace as R
+
+    from ntpcheck.app.scaleout import claim_seconds
+    from ntpcheck.app.scaleout.executor import unit_costs
+    from ntpcheck.app.scaleout.units import Plan
+
+    monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
+    plan = Plan("huang2024", "verify", ("Lemma 1", "Lemma 3", "Ex. 1"), pinned=True)
+    assert unit_costs(plan, "default") is None
+    claim_seconds.record("huang2024", "default", [R(claim=R(name="Lemma 1"), seconds=4.0), R(claim=R(name="Ex. 1"), seconds=0.5)])
+    claim_seconds.record("huang2024", "quick", [R(claim=R(name="Lemma 3"), seconds=9.0)])
+    assert unit_costs(plan, "default") == [4.0, 4.0, 0.5]  # Lemma 3: median of (0.5, 4.0) taken upwards
+    assert unit_costs(plan, "quick") == [9.0, 9.0, 9.0]
+    assert unit_costs(Plan("huang2024", "assumption", ("Lemma 1",), pinned=True), "default") is None
+    (tmp_path / claim_seconds.FILE).write_text("{not json")
+    assert unit_costs(plan, "default") is None
+    claim_seconds.record("huang2024", "default", [R(claim=R(name="Lemma 3"), seconds=1.0)])  # replaces the damaged file
+    assert unit_costs(plan, "default") == [1.0, 1.0, 1.0]

@@ -20,6 +20,7 @@ claim, once.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -36,9 +37,10 @@ CASES = {
     "verify-default-thrampoulidis2024": ["verify", "--paper", "thrampoulidis2024"],
     "matrix-default": ["matrix", "--profile", "default"],
     "verify-thorough": ["verify", "--profile", "thorough"],
+    "verify-thorough-thrampoulidis2024": ["verify", "--paper", "thrampoulidis2024", "--profile", "thorough"],
 }
 SMOKE = ["verify", "--claims", "Lemma 3", "--profile", "quick"]
-ROUNDS = 2
+ROUNDS = int(os.environ.get("NTPCHECK_BENCH_ROUNDS", "2"))  # the thorough cases take minutes a round
 NTPCHECK = str(Path(sys.executable).parent / "ntpcheck")
 
 
