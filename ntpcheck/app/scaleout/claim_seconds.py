@@ -3,7 +3,7 @@
 A run on workers ends when its last task does.  Tasks taken in plan order leave the longest claims
 wherever the plan put them, often last, and one worker then finishes alone (2.4 s of a 29 s
 ``verify`` on two workers, issue 43).  Started longest first, the tasks left at the end are short
-(longest-processing-time-first list scheduling, at most 4/3 of the optimum).  The estimates are the
+(the longest-processing-time-first rule of list scheduling).  The estimates are the
 seconds each claim took in the last run of the same paper and profile on this machine; a claim never
 run has none, and a first run keeps plan order.  They only order and place tasks: every task runs with
 the run's seed wherever and whenever it runs, so results never depend on them.
