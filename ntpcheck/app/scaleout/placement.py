@@ -61,20 +61,21 @@ def strategy_lanes(addresses: list[str], claims: list, profile: str,
         return [None] * len(claims)
     weight = list(costs) if costs is not None else [1.0] * len(claims)
     share = sum(weight) / len(addresses)
-    chunks: list[list[int]] = []
+    chunks: list[tuple[float, list[int]]] = []  # (weight, claims)
     for group in strategy_groups(claims, profile):
-        chunk: list[int] = []
+        total, chunk = 0.0, []
         for k in group:
-            if chunk and sum(weight[j] for j in chunk) + weight[k] > share:
-                chunks.append(chunk)
-                chunk = []
+            if chunk and total + weight[k] > share:
+                chunks.append((total, chunk))
+                total, chunk = 0.0, []
+            total += weight[k]
             chunk.append(k)
-        chunks.append(chunk)
+        chunks.append((total, chunk))
     load = {a: 0.0 for a in addresses}
     lanes: list[list[str] | None] = [None] * len(claims)
-    for chunk in sorted(chunks, key=lambda c: sum(weight[k] for k in c), reverse=True):  # stable: ties keep plan order
+    for total, chunk in sorted(chunks, key=lambda c: c[0], reverse=True):  # stable: ties keep plan order
         where = min(addresses, key=lambda a: load[a])
-        load[where] += sum(weight[k] for k in chunk)
+        load[where] += total
         for k in chunk:
             lanes[k] = [where]
     return lanes
