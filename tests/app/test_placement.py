@@ -8,19 +8,19 @@ from collections import Counter
 
 import pytest
 
-from ntpcheck.app.scaleout.placement import strategy_groups, strategy_lanes
+from ntpcheck.app.scaleout.placement import strategy_groups, strategy_placement
 from ntpcheck.properties import paper
 
 
 @pytest.mark.parametrize("name", ["huang2024", "thrampoulidis2024"])
-def test_strategy_lanes_keep_groups_together_and_balance(name):
+def test_strategy_placement_keeps_groups_together_and_balance(name):
     claims = list(paper(name).claims)
     groups = strategy_groups(claims, "default")
     assert sorted(k for g in groups for k in g) == list(range(len(claims)))
     for g in groups:  # one strategy per group
         assert len({repr(claims[k].data("default")) for k in g}) == 1
     workers = ["tcp://a:1", "tcp://b:2"]
-    lanes = strategy_lanes(workers, claims, "default")
+    lanes = strategy_placement(workers, claims, "default").lanes
     load = Counter(lane[0] for lane in lanes)
     share = -(-len(claims) // 2)
     # Greedy placement's guarantee: the last chunk put on the fullest worker went to the least
@@ -30,7 +30,21 @@ def test_strategy_lanes_keep_groups_together_and_balance(name):
     for g in groups:  # a group no larger than a worker's share stays on one worker
         if len(g) <= share:
             assert len({lanes[k][0] for k in g}) == 1
-    assert strategy_lanes(workers[:1], claims, "default") == [None] * len(claims)
+    assert strategy_placement(workers[:1], claims, "default").lanes == [None] * len(claims)
+
+
+@pytest.mark.parametrize("name", ["huang2024", "thrampoulidis2024"])
+def test_strategy_placement_runs_chunks_heaviest_first_and_each_in_plan_order(name):
+    """A claim's seconds depend on the claims run before it in its group (they leave it their
+    evidence), so the order sorts chunks by weight and keeps plan order inside each (issue 43)."""
+    claims = list(paper(name).claims)
+    costs = [float(1 + (7 * k) % 5) for k in range(len(claims))]  # uneven, plan order unrelated
+    placed = strategy_placement(["tcp://a:1", "tcp://b:2"], claims, "default", costs)
+    assert sorted(placed.priorities) == list(range(1, len(claims) + 1))
+    for group in strategy_groups(claims, "default"):
+        for lane in {placed.lanes[k][0] for k in group}:
+            mine = [k for k in group if placed.lanes[k][0] == lane]
+            assert [placed.priorities[k] for k in mine] == sorted((placed.priorities[k] for k in mine), reverse=True)
 
 
 def test_unit_costs_are_the_last_run_seconds_in_plan_order(tmp_path, monkeypatch):

@@ -35,7 +35,7 @@ from .dask_connect import CONNECT_TIMEOUT, connect
 from ntpcheck.properties.framework.matrix import run_cells
 from ntpcheck.properties.framework.shards import shards_for
 
-from .placement import strategy_lanes
+from .placement import strategy_placement
 from .units import Plan, run_shard, run_unit
 
 __all__ = ["CONNECT_TIMEOUT", "InProcess", "OnDask", "check_address", "open_executor"]
@@ -142,19 +142,21 @@ class OnDask:
                     parts[k], workers[k] = {}, []
                     todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
             costs = unit_costs(plan, profile)  # estimated seconds, longest started first (None: plan order)
+            priority = costs
             if plan.kind != "verify":
                 lanes = self._lanes(len(todo))
             elif n == 1:  # by data strategy: claims that draw the same instances share their evidence
-                by_unit = strategy_lanes(sorted(self._info()["workers"]), [c for _, c, _ in units], profile, costs)
-                lanes = [by_unit[k] for (k, _), _, _ in todo]
+                placed = strategy_placement(sorted(self._info()["workers"]), [c for _, c, _ in units], profile, costs)
+                lanes = [placed.lanes[k] for (k, _), _, _ in todo]
+                priority = None if costs is None else placed.priorities
             else:  # a sharded search is split to spread one claim over the workers: whichever is free
                 lanes = [None] * len(todo)
             for (tag, fn, args), lane in zip(todo, lanes):
                 # a preference, where there is one: Dask refuses allow_other_workers without workers
                 # (a cluster of one worker, as `dask worker` without --nworkers starts)
                 where = {} if lane is None else {"workers": lane, "allow_other_workers": True}
-                if costs is not None:  # Dask runs a worker's higher priorities first
-                    where["priority"] = costs[tag[0]]
+                if priority is not None:  # Dask runs a worker's higher priorities first
+                    where["priority"] = priority[tag[0]]
                 futures[self.client.submit(fn, *args, pure=False, **where)] = tag
             for fut in self._finishing(futures):
                 interrupt.check()
@@ -220,7 +222,7 @@ class OnDask:
 
     def _lanes(self, n: int) -> list[list[str] | None]:
         """For ``n`` tasks in plan order, the worker each should run on: contiguous lanes, one per
-        worker, for the matrices (``verify``'s claims go by data strategy: :func:`.placement.strategy_lanes`).
+        worker, for the matrices (``verify``'s claims go by data strategy: :func:`.placement.strategy_placement`).
         A matrix row's cells share the claim's instances, whose evidence (trainings, max-margin
         solutions) a process caches (:mod:`~ntpcheck.properties.framework.evidence`); spread one
         by one over the workers, every worker computed most of it again (a default-profile matrix
