@@ -51,7 +51,7 @@ from .excess import excess
 from .loss import entropy, smoothness_bound
 
 __all__ = ["METHODS", "References", "Trajectory", "gd_step", "lecun_init", "initial",
-           "checkpoints", "train", "step_reference", "one_minus_cos"]
+           "checkpoints", "train", "step_reference", "one_minus_cos", "dist_floor"]
 
 #: The optimisers, with their default step sizes (App. A) where the paper gives them.
 METHODS = ("gd", "ngd", "adam")
@@ -131,6 +131,21 @@ def one_minus_cos(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         diff = A / nA - b / np.linalg.norm(b)
     return 0.5 * np.sum(diff * diff, axis=(-2, -1))
+
+
+def dist_floor(norms: np.ndarray, w_star_norm: float) -> np.ndarray:
+    """The rounding floor of ``‖P_ℱW − W⋆‖``: ``1e-13 · max(1, ‖W‖, ‖W⋆‖)`` for each of ``norms``.
+
+    The distance is a difference of matrices of size ``~‖W‖`` and ``‖W⋆‖`` whose entries carry
+    ``~1e-16`` relative error each; below the floor a record is rounding, not dynamics (three digits
+    of room at ``Vd ≤ 60`` entries).
+
+    Examples
+    --------
+    >>> dist_floor(np.array([0.5, 10.0]), 2.0).tolist()
+    [2e-13, 1e-12]
+    """
+    return 1e-13 * np.maximum(np.maximum(1.0, norms), w_star_norm)
 
 
 @dataclass(frozen=True, eq=False)

@@ -39,12 +39,11 @@ import numpy as np
 from ntpcheck.common.data import Dataset, Sample
 from ntpcheck.transformer.instance import Instance
 from ntpcheck.linear import NTPData
-from ntpcheck.linear.dynamics import References, gd_step, train
+from ntpcheck.linear.dynamics import References, dist_floor, gd_step, train
 
 from ..framework.checks import ROUNDING, falsified, holds, inequality, outside, worst
 from ..framework.claim import Claim, Structural
 from ..framework.verdicts import Outcome
-from ..thrampoulidis2024.dynamics import dist_floor
 from ..framework.limits import at_horizons, judge
 
 __all__ = ["BRIDGE_CLAIMS", "unit_weights", "one_token_contexts", "mean_contexts", "query_contexts"]

@@ -25,8 +25,8 @@ of two unit matrices computed as ``½‖a − b‖²`` carries absolute errors
 ``~1e-16`` (:data:`~ntpcheck.properties.framework.checks.ROUNDING` = 1e-12
 leaves four digits); ``‖P_ℱW_k − W⋆‖`` is a difference of matrices of size
 ``~‖W_k‖`` and ``‖W⋆‖``, whose entries carry ``~1e-16`` relative error each,
-so its floor is ``1e-13 · max(1, ‖W_k‖, ‖W⋆‖)`` (three digits of room at the
-sizes drawn, ``Vd ≤ 60`` entries).
+so its floor is ``1e-13 · max(1, ‖W_k‖, ‖W⋆‖)`` (:func:`ntpcheck.linear.dynamics.dist_floor`; three
+digits of room at the sizes drawn, ``Vd ≤ 60`` entries).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ntpcheck.linear import LinearInstance, NTPData
-from ntpcheck.linear.dynamics import one_minus_cos, train
+from ntpcheck.linear.dynamics import dist_floor, one_minus_cos, train
 from ntpcheck.strategies import linear_instances
 
 from ..framework.checks import ROUNDING, inequality, outside, requires, worst
@@ -48,7 +48,7 @@ from .setups import HYP, SIZES
 from ..framework.limits import Series, at_horizons, judge
 
 __all__ = ["DYNAMICS_CLAIMS", "HYP", "gd_instances", "hypotheses_met", "check_lemma2", "check_thm2", "check_lemma4_3",
-           "check_lemma4_4", "inseparable_far", "dist_floor"]
+           "check_lemma4_4", "inseparable_far"]
 
 #: Decades of the run the trends are fitted on (k in [steps/100, steps]).
 DECADES = 2.0
@@ -73,11 +73,6 @@ def hypotheses_met(ev) -> bool:
 
 
 _needs = requires(hypotheses_met, "the data are not compatible and separable with some S_j < V, or eta > 1/(2L)")
-
-
-def dist_floor(norms: np.ndarray, w_star_norm: float) -> np.ndarray:
-    """The rounding floor of ``‖P_ℱW − W⋆‖`` (module docstring)."""
-    return 1e-13 * np.maximum(np.maximum(1.0, norms), w_star_norm)
 
 
 def _ran(ev) -> Outcome | None:

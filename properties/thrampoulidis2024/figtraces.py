@@ -100,7 +100,9 @@ def gd_limit(*which: str) -> Callable:
     as in :mod:`.dynamics`."""
 
     def trace(ev, o) -> dict:
-        from .dynamics import DECADES, dist_floor
+        from ntpcheck.linear.dynamics import dist_floor
+
+        from .dynamics import DECADES
 
         g = ev.gd_at(_decided_factor(ev, o))  # the run that decided (framework.limits' confirming runs)
         table = {"excess": lambda: _curve(EXCESS, g.k, g.excess, "zero", decades=DECADES),
