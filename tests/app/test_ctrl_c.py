@@ -35,10 +35,12 @@ def _numba_loaded(pid: int) -> bool:
         return False
 
 
-def _interrupt(argv: list[str], cwd, ready: str | None = None, settle: float = 1.0, sig: int = signal.SIGINT):
+def _interrupt(argv: list[str], cwd, ready: str | None = None, settle: float = 1.0, sig: int = signal.SIGINT,
+               again: float | None = None):
     """Start ``python -m <argv>`` in ``cwd``, wait until a stderr line contains ``ready`` (None:
-    until numba is loaded), then ``settle`` seconds more, send SIGINT; return (exit status,
-    seconds from the signal to the end, stdout, stderr)."""
+    until numba is loaded), then ``settle`` seconds more, send SIGINT; ``again``: send it once more
+    if the command still runs that many seconds later (as a user presses Ctrl-C again); return (exit
+    status, seconds from the first signal to the end, stdout, stderr)."""
     proc = subprocess.Popen([sys.executable, "-m", *argv], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err: list[str] = []
     out: list[str] = []
@@ -63,6 +65,11 @@ def _interrupt(argv: list[str], cwd, ready: str | None = None, settle: float = 1
         time.sleep(settle)
         sent = time.monotonic()
         proc.send_signal(sig)
+        if again is not None:
+            try:
+                proc.wait(timeout=again)
+            except subprocess.TimeoutExpired:
+                proc.send_signal(sig)
         rc = proc.wait(timeout=60)
         took = time.monotonic() - sent
     finally:
@@ -138,17 +145,19 @@ def test_sigterm_in_train_and_campaign(tmp_path, argv, ready, written):
 
 
 @pytest.mark.parametrize("argv, ready", [
-    # Just after polished CLARABEL (CLARABEL comes with cvxpy; ECOS and PIQP only with the `solvers`
-    # extra, which CI does not install), so the signal lands in PIQP+polish or Eq. (2)'s closed form,
-    # never in ECOS: ECOS answers a Ctrl-C during its own solve with an early answer (its SIGINT handler
-    # replaces Python's while it runs), which the benchmark scores as a failed solve.
+    # Just after the first polished CLARABEL line.  OSQP and SCS (which come with cvxpy) and ECOS
+    # install their own SIGINT handler while they solve: a Ctrl-C landing inside one of their solves
+    # is taken by it (OSQP and SCS even finish the solve as if nothing happened), so it never reaches
+    # Python.  On a loaded machine the signal can land there; a user then presses Ctrl-C again, and
+    # so does the test, 2.5 s later (each of bench's solves here lasts at most about 2 s).
     (["ntpcheck", "bench", "--sizes", "10,100,400", "--repeat", "3", "--json", "b.json"], "|V|=10 CLARABEL+polish"),
     (["ntpcheck", "reproduce", "figure2", "--trials", "40"], None),
     (["pytest", "--ntpcheck", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--ntp-profile", "quick"], None),
 ], ids=["bench", "reproduce", "pytest-plugin"])
 def test_ctrl_c_in_other_commands(tmp_path, argv, ready):
     """bench, reproduce and ``pytest --ntpcheck``: 130, promptly, no traceback (nothing half-written)."""
-    rc, took, out, err = _interrupt(argv, tmp_path, ready=ready, settle=0.0 if "bench" in argv else 0.5)
+    bench = "bench" in argv
+    rc, took, out, err = _interrupt(argv, tmp_path, ready=ready, settle=0.0 if bench else 0.5, again=2.5 if bench else None)
     _assert_clean(rc, took, err)
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".ntpcheck-")]
 
