@@ -4,11 +4,20 @@ A profile with a large budget (``thorough``) splits each claim's search into
 :data:`SHARDS` ``[profile]`` shards: shard ``s`` draws its share of the
 profile's instances (``ceil(draws/n)``, up to ``ceil(budget/n)``, until
 ``ceil(min_tested/n)`` held) with its own seed, :func:`shard_seed` of
-``(seed, claim name, s)``; shard 0 also replays the pinned examples.  The
+``(seed, strategy, s)``; shard 0 also replays the pinned examples.  The
 number of shards depends on the profile only, never on how many workers run
 them, so a seed gives the same answer on one worker or on a cluster.  With
 one shard (``quick``, ``default``) nothing is split: the search is
 :func:`~.runner.search_claim`'s own, with the run's seed.
+
+The seed names the claim's data strategy (:func:`strategy_key`), not the
+claim: claims that draw from one strategy with one budget start shard ``s``
+on the same instances, as every claim does with the run's seed when nothing
+is split, and share their evidence (trainings, solutions) in a process that
+runs them one after the other (issue 43: seeded by the claim's name, no two
+claims of the thorough profile shared an instance).  Hypothesis adapts each
+search to what its claim's check returns (targets, outcomes), so the draws
+of two claims part after the first few dozen.
 
 **The merge rule** (:func:`merge`): if no shard falsified the claim, its
 shards' counted outcomes, concatenated in shard order, are aggregated by
@@ -26,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
+import re
 from typing import Sequence
 
 from .claim import Claim
@@ -34,7 +44,7 @@ from .runner import Search, evaluate
 from .tightness import merge_tightness
 from .verdicts import Outcome, Verdict
 
-__all__ = ["SHARDS", "Shard", "shards_for", "shard_seed", "search_shard", "merge"]
+__all__ = ["SHARDS", "Shard", "shards_for", "shard_seed", "strategy_key", "search_shard", "merge"]
 
 #: Shards per claim search, by profile (one: not split).
 SHARDS = {"quick": 1, "default": 1, "thorough": 4}
@@ -51,15 +61,43 @@ def shards_for(profile: str) -> int:
     return SHARDS.get(profile, 1)
 
 
-def shard_seed(seed: int, claim: str, shard: int) -> int:
-    """The seed of shard ``shard`` of ``claim``'s search (a 32-bit hash of the three, the same everywhere).
+def shard_seed(seed: int, strategy: str, shard: int) -> int:
+    """The seed of shard ``shard`` of the searches that draw from ``strategy`` (:func:`strategy_key`):
+    a 32-bit hash of the three, the same everywhere.
 
     Examples
     --------
-    >>> shard_seed(0, "Lemma 1", 0) == shard_seed(0, "Lemma 1", 0) != shard_seed(0, "Lemma 1", 1)
+    >>> shard_seed(0, "integers()", 0) == shard_seed(0, "integers()", 0) != shard_seed(0, "integers()", 1)
     True
     """
-    return int.from_bytes(hashlib.sha256(f"{seed}\0{claim}\0{shard}".encode()).digest()[:4], "big")
+    return int.from_bytes(hashlib.sha256(f"{seed}\0{strategy}\0{shard}".encode()).digest()[:4], "big")
+
+
+#: An object named by its memory address in a ``repr``: different in every process.
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{4,}\b")
+
+
+def strategy_key(claim: Claim, profile: str) -> str:
+    """What ``claim``'s search draws from under ``profile``: its data strategy's ``repr`` (Hypothesis
+    names the strategy and its arguments, the source of a lambda included), the same in every
+    process.  Where the strategy cannot be built, or its ``repr`` names an object by its memory
+    address (which differs between processes), the claim's own name: its search then shares no
+    instance with another claim's, and a seed still gives the same answer everywhere.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as C
+    >>> from hypothesis import strategies as st
+    >>> strategy_key(C(name="a", data=lambda p: st.integers(min_value=0)), "default")
+    'integers(min_value=0)'
+    >>> strategy_key(C(name="Lemma 1", data=lambda p: st.sampled_from([object()])), "default")
+    'claim:Lemma 1'
+    """
+    try:
+        key = repr(claim.data(profile))
+    except Exception:  # noqa: BLE001 - the search reports a strategy that cannot be built
+        return f"claim:{claim.name}"
+    return f"claim:{claim.name}" if _ADDRESS.search(key) else key
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,7 +141,8 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
         o = search.step(inst)
         return o is not None and o.verdict is Verdict.FALSIFIED
 
-    cex = search.find(claim.data(profile), falsifies, shard_seed(seed, claim.name, shard), database=database, database_key=database_key)
+    cex = search.find(claim.data(profile), falsifies, shard_seed(seed, strategy_key(claim, profile), shard), database=database,
+                      database_key=database_key)
     if cex is None:
         return done()
     return done(search.falsified(cex, evaluate(claim, cex)))

@@ -13,7 +13,7 @@ import pytest
 
 from ntpcheck.properties import paper
 from ntpcheck.properties.framework import ClaimResult, Outcome, Verdict, aggregate
-from ntpcheck.properties.framework.shards import Shard, merge, search_shard, shards_for
+from ntpcheck.properties.framework.shards import Shard, merge, search_shard, shards_for, strategy_key
 
 CLAIM = next(c for c in paper().claims if c.name == "Lemma 1")
 
@@ -63,3 +63,41 @@ def test_shards_share_the_budget_and_a_falsified_shard_is_shrunk():
     assert any(s.falsified is not None for s in shards)
     r = merge(cor1, "thorough", shards)
     assert r.verdict is Verdict.FALSIFIED and r.counts["drawn"] == sum(len(s.outcomes) for s in shards)
+
+
+def test_claims_of_one_strategy_draw_the_same_instances_in_a_shard():
+    """Issue 43: a shard's seed names the data strategy, not the claim, so two claims drawing from
+    one strategy with one budget start each shard on the same instances (and share their evidence
+    in a process that runs them one after the other), as every claim does unsplit.  Hypothesis then
+    adapts each search to what its claim's check returned (targets, outcomes), so the draws part
+    later (here after 21 of 75)."""
+    by_name = {c.name: c for c in paper().claims}
+    a, b = by_name["Eq. 5"], by_name["Eq. 6"]
+    assert strategy_key(a, "thorough") == strategy_key(b, "thorough") != strategy_key(CLAIM, "thorough")
+    first, second = (search_shard(c, "thorough", 0, 2, 4, pinned=False) for c in (a, b))
+    keys = [[o.dataset_key for o in s.outcomes] for s in (first, second)]
+    assert len(keys[0]) >= 20 and keys[0][:20] == keys[1][:20]
+    other = search_shard(a, "thorough", 0, 3, 4, pinned=False)
+    assert [o.dataset_key for o in other.outcomes][:20] != keys[0][:20]  # another shard, other instances
+
+
+def test_strategy_keys_are_the_same_in_every_process():
+    """A shard's seed must not depend on the process: every registered paper's claims, under every
+    profile, name their strategy alike in a process with another hash seed (sets of strings are
+    ordered by it); an object named by its memory address falls back to the claim's name."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from ntpcheck.properties import registered
+
+    code = ("import json; from ntpcheck.properties import paper, registered; "
+            "from ntpcheck.properties.framework.shards import strategy_key; "
+            "print(json.dumps({n: {p: [strategy_key(c, p) for c in paper(n).claims] for p in ('quick', 'default', 'thorough')} "
+            "for n in registered()}))")
+    here = {n: {p: [strategy_key(c, p) for c in paper(n).claims] for p in ("quick", "default", "thorough")} for n in registered()}
+    for hash_seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": hash_seed}).stdout
+        assert json.loads(out) == here

@@ -2,7 +2,8 @@
 
 ``campaign --minutes M`` runs batches round-robin over every unit of the
 verify run and of both matrix axes (:class:`.units.Plan`): batch ``b`` of a
-unit is a profile-sized search with the seed of ``(seed, claim, b)``
+unit is a profile-sized search with the seed of ``(seed, strategy, b)``, the strategy
+the unit's claim draws from (:func:`~ntpcheck.properties.framework.shards.strategy_key`)
 (:func:`.units.run_batch`; the pinned examples in batch 0), through the
 example database (Redis with ``NTPCHECK_REDIS_URL``, else the directory
 ``.hypothesis/examples`` here, shared by the workers only on a shared

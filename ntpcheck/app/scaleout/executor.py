@@ -29,13 +29,12 @@ from typing import Any
 from ntpcheck.common import interrupt
 from ntpcheck.common.errors import NTPCheckError
 from ntpcheck.properties.framework import RunInterrupted, run_claims
+from ntpcheck.properties.framework.matrix import run_cells
+from ntpcheck.properties.framework.shards import shards_for, strategy_key
 
 from . import local_cluster
 from .dask_connect import CONNECT_TIMEOUT, connect
-from ntpcheck.properties.framework.matrix import run_cells
-from ntpcheck.properties.framework.shards import shards_for
-
-from .placement import strategy_placement
+from .placement import placement, strategy_groups
 from .units import Plan, run_shard, run_unit
 
 __all__ = ["CONNECT_TIMEOUT", "InProcess", "OnDask", "check_address", "open_executor"]
@@ -79,18 +78,26 @@ class InProcess:
             return run_claims([c for _, c, _ in units], profile, seed, progress, pinned=plan.pinned)
         if n == 1:
             return run_cells(units, profile, seed, progress)
-        cells: list = []
+        cells: list = [plan.cell(k, None) if claim is None else None for k, (_, claim, _) in enumerate(units)]
+        searched = [k for k, (_, claim, _) in enumerate(units) if claim is not None]
+        parts: dict[int, list] = {k: [] for k in searched}
+        finished = len(units) - len(searched)
         try:
-            for k, (label, claim, _) in enumerate(units):
-                interrupt.check()
-                if claim is None:
-                    cells.append(plan.cell(k, None))
-                    continue
-                cells.append(plan.merged(k, profile, [run_shard(plan, k, profile, seed, s)[0] for s in range(n)]))
-                if progress:
-                    progress(_line(k + 1, len(units), label, _result(cells[-1]), ["in-process"]))
+            # shard by shard through each data strategy's claims, which draw the same instances there:
+            # a shard's evidence is still in this process's cache when the next claim needs it
+            for group in strategy_groups([units[k][1] for k in searched], profile):
+                for s in range(n):
+                    for k in (searched[i] for i in group):
+                        interrupt.check()
+                        parts[k].append(run_shard(plan, k, profile, seed, s)[0])
+                        if len(parts[k]) < n:
+                            continue
+                        cells[k] = plan.merged(k, profile, parts[k])
+                        finished += 1
+                        if progress:
+                            progress(_line(finished, len(units), units[k][0], _result(cells[k]), ["in-process"]))
         except KeyboardInterrupt:
-            raise RunInterrupted(cells, len(units)) from None
+            raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
         return cells
 
     def stream(self, tasks: Iterator[tuple[Any, Callable, tuple]], deadline: float) -> Iterator[tuple[Any, Any]]:
@@ -142,21 +149,22 @@ class OnDask:
                     parts[k], workers[k] = {}, []
                     todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
             costs = unit_costs(plan, profile)  # estimated seconds, longest started first (None: plan order)
-            priority = costs
+            priorities: list = [None] * len(todo)
             if plan.kind != "verify":
                 lanes = self._lanes(len(todo))
-            elif n == 1:  # by data strategy: claims that draw the same instances share their evidence
-                placed = strategy_placement(sorted(self._info()["workers"]), [c for _, c, _ in units], profile, costs)
-                lanes = [placed.lanes[k] for (k, _), _, _ in todo]
-                priority = None if costs is None else placed.priorities
-            else:  # a sharded search is split to spread one claim over the workers: whichever is free
-                lanes = [None] * len(todo)
-            for (tag, fn, args), lane in zip(todo, lanes):
+            else:  # by data strategy and shard: tasks that draw the same instances share their evidence
+                keys = [(strategy_key(units[k][1], profile), s) for (k, s), _, _ in todo]
+                weights = None if costs is None else [costs[k] / n for (k, _), _, _ in todo]
+                placed = placement(sorted(self._info()["workers"]), keys, weights)
+                lanes = placed.lanes
+                if costs is not None:
+                    priorities = placed.priorities
+            for (tag, fn, args), lane, priority in zip(todo, lanes, priorities):
                 # a preference, where there is one: Dask refuses allow_other_workers without workers
                 # (a cluster of one worker, as `dask worker` without --nworkers starts)
                 where = {} if lane is None else {"workers": lane, "allow_other_workers": True}
                 if priority is not None:  # Dask runs a worker's higher priorities first
-                    where["priority"] = priority[tag[0]]
+                    where["priority"] = priority
                 futures[self.client.submit(fn, *args, pure=False, **where)] = tag
             for fut in self._finishing(futures):
                 interrupt.check()

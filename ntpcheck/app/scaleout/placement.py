@@ -8,29 +8,40 @@ and off a dead one.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import NamedTuple
 
-__all__ = ["Placement", "strategy_groups", "strategy_placement"]
+from ntpcheck.properties.framework.shards import strategy_key
+
+__all__ = ["Placement", "key_groups", "placement", "strategy_groups", "strategy_placement"]
 
 
 def strategy_groups(claims: list, profile: str) -> list[list[int]]:
-    """The claims' indices grouped by their data strategy (its ``repr`` for ``profile``, which names
-    the strategy and its arguments), groups in order of their first claim; a claim whose strategy
-    cannot be built here is a group of its own.
+    """The claims' indices grouped by the data strategy they draw from under ``profile``
+    (:func:`~ntpcheck.properties.framework.shards.strategy_key`: its ``repr``, which names the strategy
+    and its arguments; a claim whose strategy cannot be built here is a group of its own), groups in
+    order of their first claim.
 
     Examples
     --------
     >>> from types import SimpleNamespace as C
     >>> a, b = (lambda p: "st.integers()"), (lambda p: "st.floats()")
-    >>> strategy_groups([C(data=a), C(data=b), C(data=a), C(data=None)], "default")
+    >>> strategy_groups([C(name="x", data=a), C(name="y", data=b), C(name="z", data=a), C(name="w", data=None)], "default")
     [[0, 2], [1], [3]]
     """
-    groups: dict[object, list[int]] = {}
-    for k, claim in enumerate(claims):
-        try:
-            key: object = repr(claim.data(profile))
-        except Exception:  # noqa: BLE001 - a preference only: such a claim is placed on its own
-            key = ("claim", k)
+    return key_groups([strategy_key(c, profile) for c in claims])
+
+
+def key_groups(keys: list[Hashable]) -> list[list[int]]:
+    """The indices of ``keys`` grouped by equal key, groups in order of their first index.
+
+    Examples
+    --------
+    >>> key_groups(["a", "b", "a"])
+    [[0, 2], [1]]
+    """
+    groups: dict[Hashable, list[int]] = {}
+    for k, key in enumerate(keys):
         groups.setdefault(key, []).append(k)
     return list(groups.values())
 
@@ -69,7 +80,7 @@ def strategy_placement(addresses: list[str], claims: list, profile: str,
     --------
     >>> from types import SimpleNamespace as C
     >>> a, b = (lambda p: "st.integers()"), (lambda p: "st.floats()")
-    >>> claims = [C(data=a), C(data=b), C(data=a), C(data=a)]
+    >>> claims = [C(name=n, data=d) for n, d in zip("wxyz", (a, b, a, a))]
     >>> strategy_placement(["w1", "w2"], claims, "default").lanes
     [['w1'], ['w2'], ['w1'], ['w2']]
     >>> strategy_placement(["w1", "w2"], claims, "default", [1, 4, 1, 1])
@@ -77,10 +88,22 @@ def strategy_placement(addresses: list[str], claims: list, profile: str,
     >>> strategy_placement(["w1"], claims, "default", [1, 3, 1, 1])
     Placement(lanes=[None, None, None, None], priorities=[4, 1, 3, 2])
     """
-    weight = list(costs) if costs is not None else [1.0] * len(claims)
+    return placement(addresses, [strategy_key(c, profile) for c in claims], costs)
+
+
+def placement(addresses: list[str], keys: list[Hashable], costs: list[float] | None = None) -> Placement:
+    """:func:`strategy_placement` for tasks named by ``keys`` (tasks with equal keys share their
+    evidence: a claim's data strategy, or a strategy and a shard), each weighing its ``costs`` entry.
+
+    Examples
+    --------
+    >>> placement(["w1", "w2"], [("a", 0), ("a", 1), ("a", 0), ("a", 1)], [2, 2, 1, 1])
+    Placement(lanes=[['w1'], ['w2'], ['w1'], ['w2']], priorities=[4, 2, 3, 1])
+    """
+    weight = list(costs) if costs is not None else [1.0] * len(keys)
     share = sum(weight) / max(len(addresses), 1)
-    chunks: list[tuple[float, list[int]]] = []  # (weight, claims)
-    for group in strategy_groups(claims, profile):
+    chunks: list[tuple[float, list[int]]] = []  # (weight, tasks)
+    for group in key_groups(keys):
         total, chunk = 0.0, []
         for k in group:
             if chunk and total + weight[k] > share:
@@ -91,13 +114,13 @@ def strategy_placement(addresses: list[str], claims: list, profile: str,
         chunks.append((total, chunk))
     chunks.sort(key=lambda c: c[0], reverse=True)  # stable: ties keep plan order
     order = [k for _, chunk in chunks for k in chunk]
-    priorities = [0] * len(claims)
+    priorities = [0] * len(keys)
     for rank, k in enumerate(order):
-        priorities[k] = len(claims) - rank
+        priorities[k] = len(keys) - rank
     if len(addresses) < 2:
-        return Placement([None] * len(claims), priorities)
+        return Placement([None] * len(keys), priorities)
     load = {a: 0.0 for a in addresses}
-    lanes: list[list[str] | None] = [None] * len(claims)
+    lanes: list[list[str] | None] = [None] * len(keys)
     for total, chunk in chunks:
         where = min(addresses, key=lambda a: load[a])
         load[where] += total

@@ -100,8 +100,10 @@ def run_shard(plan: Plan, k: int, profile: str, seed: int, shard: int) -> tuple[
 
 def run_batch(plan: Plan, k: int, profile: str, seed: int, batch: int, database: tuple[str, str] | None) -> tuple[Shard, str]:
     """Batch ``batch`` of a campaign for unit ``k``: a profile-sized search with the seed of
-    ``(seed, claim, batch)`` (pinned examples in batch 0), through the example database
-    ``database`` (:func:`example_database`) under a key naming the unit and the profile."""
+    ``(seed, strategy, batch)`` (the claim's data strategy,
+    :func:`~ntpcheck.properties.framework.shards.strategy_key`; pinned examples in batch 0), through
+    the example database ``database`` (:func:`example_database`) under a key naming the unit and
+    the profile."""
     label, claim, _ = plan.units()[k]
     here = where()
     key = f"ntpcheck-campaign\0{plan.paper}\0{plan.kind}\0{label}\0{profile}".encode()
