@@ -71,7 +71,9 @@ class InProcess:
 
     def run(self, plan: Plan, profile: str, seed: int, progress: Callable[[str], None] | None = None) -> list:
         """The plan's cells (results, for verify) in order; Ctrl-C: :class:`RunInterrupted`.
-        Unsharded profiles run the runner's own loops, as before Dask."""
+        Unsharded profiles run the runner's own loops, as before Dask; sharded ones run shard by
+        shard through each data strategy's units, which start a shard on the same instances
+        (:func:`~ntpcheck.properties.framework.shards.strategy_key`)."""
         units = plan.units()
         n = shards_for(profile)
         if n == 1 and plan.kind == "verify":
