@@ -1,7 +1,7 @@
 """Where a run's units of work execute: in this process, or on Dask (``dask.distributed``).
 
-``--workers 1`` runs every unit here, in order, exactly as before Dask
-(:class:`InProcess`).  ``--workers N`` (N > 1) starts a ``LocalCluster`` of N
+``--workers 1`` runs every unit here, in plan order, as before Dask (a sharded
+profile: shard by shard through each data strategy's units; :class:`InProcess`).  ``--workers N`` (N > 1) starts a ``LocalCluster`` of N
 worker *processes* (one thread each) on the loopback interface; ``--scheduler
 ADDRESS`` (or ``NTPCHECK_DASK_SCHEDULER``) connects to a running cluster
 instead (:class:`OnDask`).  Each unit is one task, named by data
@@ -62,7 +62,8 @@ def check_address(address: str, option: str = "--scheduler") -> str:
 
 
 class InProcess:
-    """Every unit here, in order: the runner's own loops (:func:`run_claims`, :func:`run_cells`)."""
+    """Every unit here: the runner's own loops (:func:`run_claims`, :func:`run_cells`), or shard by
+    shard through each data strategy's units for a sharded profile."""
 
     kind = "in-process"
 
@@ -98,6 +99,8 @@ class InProcess:
                         finished += 1
                         if progress:
                             progress(_line(finished, len(units), units[k][0], _result(cells[k]), ["in-process"]))
+                    if progress and len(group) > 1 and s < n - 1:  # no claim of the group is finished yet
+                        progress(_pass_line(s + 1, n, [units[searched[i]][0] for i in group]))
         except KeyboardInterrupt:
             raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
         return cells
@@ -311,6 +314,18 @@ LOST_AFTER = float(os.environ.get("NTPCHECK_LOST_AFTER", "30"))
 def _result(cell):
     """The :class:`ClaimResult` of a cell (verify's cells are results)."""
     return getattr(cell, "result", cell)
+
+
+def _pass_line(done: int, of: int, labels: list[str]) -> str:
+    """A progress line after a shard pass through a data strategy's units.
+
+    Examples
+    --------
+    >>> _pass_line(1, 4, ["Lemma 1", "Lemma 2", "Prop. 1 [k=1]", "Lemma 3"])
+    '  shard 1/4 done for Lemma 1, Lemma 2 and 2 more drawing from one strategy'
+    """
+    more = f" and {len(labels) - 2} more" if len(labels) > 2 else ""
+    return f"  shard {done}/{of} done for {', '.join(labels[:2])}{more} drawing from one strategy"
 
 
 def _line(done: int, of: int, label: str, r, workers: list[str]) -> str:

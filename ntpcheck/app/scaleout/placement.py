@@ -60,8 +60,8 @@ def strategy_placement(addresses: list[str], claims: list, profile: str,
     claims that draw from one data strategy together (:func:`strategy_groups`), so that they share the
     evidence a process caches; no lanes (None) with fewer than two workers.
 
-    Every claim searches with the run's seed, so claims with the same strategy draw the same
-    instances and reuse each other's trainings and solutions: with the cache cleared before each
+    Every claim searches with the run's seed (a thorough shard with the seed of its strategy and
+    shard), so claims with the same strategy start on the same instances and reuse each other's trainings and solutions: with the cache cleared before each
     claim, the second paper's verify took 82.1 s of CPU instead of 58.4 s, and spread one by one
     over two workers it lost about half of that (overhead 1.35; issue 43).  Each claim weighs its
     ``costs`` entry (estimated seconds, :mod:`.claim_seconds`; 1 each without).  A group heavier
