@@ -82,9 +82,10 @@ def strategy_key(claim: Claim, profile: str) -> str:
     names the strategy and its arguments, the source of a lambda included), the same in every
     process with the same Hypothesis.  A composite strategy's ``repr`` leaves out what its function
     takes from the enclosing scope, so two strategies may share a key: they then share the seed and
-    a group, which changes neither's draws being the same everywhere, only what is run together.  Where the strategy cannot be built, or its ``repr`` names an object by its memory
-    address (which differs between processes), the claim's own name: its search then shares no
-    instance with another claim's, and a seed still gives the same answer everywhere.
+    a group, which changes neither's draws being the same everywhere, only what is run together.
+    Where the strategy cannot be built, or its ``repr`` names an object by its memory address (which
+    differs between processes), the claim's own name: its search then shares no instance with
+    another claim's, and a seed still gives the same answer everywhere.
 
     Examples
     --------

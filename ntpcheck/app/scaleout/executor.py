@@ -158,7 +158,8 @@ class OnDask:
             if plan.kind != "verify":
                 lanes = self._lanes(len(todo))
             else:  # by data strategy and shard: tasks that draw the same instances share their evidence
-                keys = [(strategy_key(units[k][1], profile), s) for (k, s), _, _ in todo]
+                strategy = {k: strategy_key(units[k][1], profile) for (k, _), _, _ in todo}  # once a unit, not a shard
+                keys = [(strategy[k], s) for (k, s), _, _ in todo]
                 weights = None if costs is None else [costs[k] / n for (k, _), _, _ in todo]
                 placed = placement(sorted(self._info()["workers"]), keys, weights)
                 lanes = placed.lanes
