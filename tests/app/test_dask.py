@@ -72,12 +72,23 @@ def test_local_cluster_gives_the_json_of_one_worker(in_process, tmp_path, capsys
     assert re.search(r"\[\d/2\] Lemma 3: holds \(8/8 tested/drawn, [\d.]+ s, worker tcp://127\.0\.0\.1:\d+\)", err), err
 
 
-def test_sharded_thorough_run_gives_the_same_json(tmp_path):
+def test_sharded_thorough_run_gives_the_same_json(tmp_path, monkeypatch):
     """``--profile thorough`` splits each claim into shards: in process and on two workers alike,
-    a falsified claim (Cor. 1 without pins: the search finds it) included."""
+    a falsified claim (Cor. 1 without pins: the search finds it) included.  Each run keeps every
+    shard's seconds for the next run's placement (:mod:`ntpcheck.app.scaleout.claim_seconds`)."""
+    from ntpcheck.app.scaleout.claim_seconds import load_shards
+
+    monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
     argv = ["verify", "--claims", "Lemma 3,Cor. 1", "--profile", "thorough", "--no-pinned"]
-    one, two = (run_json([*argv, "--workers", w], tmp_path, f"w{w}") for w in ("1", "2"))
-    assert identity(one) == identity(two)
+    for w in ("1", "2"):
+        doc = run_json([*argv, "--workers", w], tmp_path, f"w{w}")
+        kept = load_shards("huang2024", "thorough")
+        assert sorted(kept) == ["Cor. 1 [k=5]", "Lemma 3"] and all(len(s) == 4 for s in kept.values())
+        assert all(abs(sum(kept[c["id"] + (f" [{c['variant']}]" if c["variant"] else "")]) - c["seconds"]) < 0.01 for c in doc["claims"])
+        (tmp_path / "claim-seconds.json").unlink()
+        if w == "1":
+            one = doc
+    assert identity(one) == identity(doc)
     assert [c["verdict"] for c in one["claims"]] == ["holds", "falsified"] and one["claims"][0]["counts"]["drawn"] == 300
 
 

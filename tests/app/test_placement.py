@@ -62,10 +62,40 @@ def test_unit_costs_are_the_last_run_seconds_in_plan_order(tmp_path, monkeypatch
     assert unit_costs(plan, "default") is None
     claim_seconds.record("huang2024", "default", [R(claim=R(name="Lemma 1"), seconds=4.0), R(claim=R(name="Ex. 1"), seconds=0.5)])
     claim_seconds.record("huang2024", "quick", [R(claim=R(name="Lemma 3"), seconds=9.0)])
-    assert unit_costs(plan, "default") == [4.0, 4.0, 0.5]  # Lemma 3: median of (0.5, 4.0) taken upwards
-    assert unit_costs(plan, "quick") == [9.0, 9.0, 9.0]
+    assert unit_costs(plan, "default") == [(4.0,), (4.0,), (0.5,)]  # Lemma 3: median of (0.5, 4.0) taken upwards
+    assert unit_costs(plan, "quick") == [(9.0,)] * 3
     assert unit_costs(Plan("huang2024", "assumption", ("Lemma 1",), pinned=True), "default") is None
     (tmp_path / claim_seconds.FILE).write_text("{not json")
     assert unit_costs(plan, "default") is None
     claim_seconds.record("huang2024", "default", [R(claim=R(name="Lemma 3"), seconds=1.0)])  # replaces the damaged file
-    assert unit_costs(plan, "default") == [1.0, 1.0, 1.0]
+    assert unit_costs(plan, "default") == [(1.0,)] * 3
+
+
+def test_sharded_claims_keep_each_shards_seconds(tmp_path, monkeypatch):
+    """Issue 43, fifth round: a sharded claim's estimates are its shards' own seconds (one shard
+    of Prop. 2 [Assumptions 1-2 only] took 16.0 of its 20.6 s on 16 workers); a claim whose last run
+    kept no shards (or another number of them) is split evenly, and its total is still its estimate."""
+    from types import SimpleNamespace as R
+
+    from ntpcheck.app.scaleout import claim_seconds
+    from ntpcheck.app.scaleout.executor import unit_costs
+    from ntpcheck.app.scaleout.units import Plan
+
+    monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
+    plan = Plan("huang2024", "verify", ("Lemma 1", "Lemma 3", "Ex. 1"), pinned=True)
+    claim_seconds.record("huang2024", "thorough", [R(claim=R(name=n), seconds=s) for n, s in (("Lemma 1", 8.0), ("Lemma 3", 2.0), ("Ex. 1", 1.0))],
+                         {"Lemma 1": [0.5, 6.0, 1.0, 0.5], "Ex. 1": [0.5, 0.5], "Not run": [1.0] * 4})
+    assert claim_seconds.load("huang2024", "thorough") == {"Lemma 1": 8.0, "Lemma 3": 2.0, "Ex. 1": 1.0}
+    assert unit_costs(plan, "thorough", 4) == [(0.5, 6.0, 1.0, 0.5), (0.5,) * 4, (0.25,) * 4]
+    assert unit_costs(plan, "thorough") == [(8.0,), (2.0,), (1.0,)]  # one shard asked for: the totals
+
+
+def test_a_sharded_run_reports_each_shards_seconds():
+    """Both executors keep each sharded claim's shard seconds, in shard order, for the estimates."""
+    from ntpcheck.app.scaleout.executor import InProcess
+    from ntpcheck.app.scaleout.units import Plan
+
+    ex = InProcess()
+    (result,) = ex.run(Plan("huang2024", "verify", ("Ex. 1",), pinned=True), "thorough", 0)
+    assert list(ex.shard_seconds) == ["Ex. 1"] and len(ex.shard_seconds["Ex. 1"]) == 4
+    assert abs(sum(ex.shard_seconds["Ex. 1"]) - result.seconds) < 1e-9

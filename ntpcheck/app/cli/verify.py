@@ -48,14 +48,14 @@ def run_verify(args) -> int:
     out = _text_stream(args)
     t0 = time.perf_counter()
     complete, lost = True, None
-    executor = None
+    executor = ran = None
     try:
         if getattr(args, "dataset", None):
             results = _on_dataset(p, claims, args)
         else:
             plan = Plan(p.name, "verify", tuple(c.name for c in claims), args.pinned)
             with open_executor(args.workers, args.scheduler) as ex:
-                executor = ex.describe()
+                executor, ran = ex.describe(), ex
                 results = ex.run(plan, args.profile, args.seed, _progress)
     except RunInterrupted as e:
         results, complete = e.results, False
@@ -77,7 +77,7 @@ def run_verify(args) -> int:
     _add_executor(obj, executor)
     write_json(args.json_path, obj)  # first: a report refused at the end (DIR filled meanwhile) loses no verdict
     if not getattr(args, "dataset", None):  # the next run on workers starts the longest claims first
-        claim_seconds.record(p.name, args.profile, results)
+        claim_seconds.record(p.name, args.profile, results, getattr(ran, "shard_seconds", None))
     if getattr(args, "instances", None):
         from .instances_out import write_instances
 

@@ -8,8 +8,13 @@ seconds each claim took in the last run of the same paper and profile on this ma
 run has none, and a first run keeps plan order.  They only order and place tasks: every task runs with
 the run's seed wherever and whenever it runs, so results never depend on them.
 
+A sharded claim (the thorough profile) keeps each shard's seconds, in shard order: its shards are
+tasks of their own, and their seconds differ too much to be guessed as a quarter of the claim's each
+(one shard of the first paper's Prop. 2 [Assumptions 1-2 only] took 16.0 s of the claim's 20.6 s on
+16 workers, and ended the run 7 s after the other workers: issue 43's fifth round).
+
 The file is ``claim-seconds.json`` in ``$NTPCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/ntpcheck``, else
-``~/.cache/ntpcheck``: ``{paper: {profile: {claim: seconds}}}``.  Reading or writing it never stops a
+``~/.cache/ntpcheck``: ``{paper: {profile: {claim: seconds, or [seconds of each shard]}}}``.  Reading or writing it never stops a
 run: an unreadable, damaged or unwritable file means no estimates (a read-only home, a cluster's
 service account).
 
@@ -23,6 +28,9 @@ Examples
 >>> record("huang2024", "default", [R(claim=R(name="Lemma 1"), seconds=1.25), R(claim=R(name="Ex. 1"), seconds=None)])
 >>> load("huang2024", "default")
 {'Lemma 1': 1.25}
+>>> record("huang2024", "thorough", [R(claim=R(name="Lemma 1"), seconds=3.0)], {"Lemma 1": [2.0, 0.5, 0.25, 0.25]})
+>>> load("huang2024", "thorough"), load_shards("huang2024", "thorough")
+({'Lemma 1': 3.0}, {'Lemma 1': (2.0, 0.5, 0.25, 0.25)})
 >>> del os.environ["NTPCHECK_CACHE_DIR"]
 """
 
@@ -30,9 +38,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["cache_path", "load", "record"]
+__all__ = ["cache_path", "load", "load_shards", "record"]
 
 FILE = "claim-seconds.json"
 
@@ -56,20 +65,45 @@ def _read() -> dict:
     return doc if isinstance(doc, dict) else {}
 
 
-def load(paper: str, profile: str) -> dict[str, float]:
-    """Claim name -> seconds of its last run under ``paper`` and ``profile`` ({} where none is known)."""
+def _entry(paper: str, profile: str) -> dict:
+    """The file's ``{claim: seconds or [seconds of each shard]}`` for ``paper`` and ``profile`` ({} where none)."""
     entry = _read().get(paper, {})
     entry = entry.get(profile, {}) if isinstance(entry, dict) else {}
-    if not isinstance(entry, dict):
-        return {}
-    return {name: float(s) for name, s in entry.items() if isinstance(s, (int, float)) and s >= 0}
+    return entry if isinstance(entry, dict) else {}
 
 
-def record(paper: str, profile: str, results) -> None:
+def _seconds(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0
+
+
+def load(paper: str, profile: str) -> dict[str, float]:
+    """Claim name -> seconds of its last run under ``paper`` and ``profile`` (a sharded claim's shards
+    summed; {} where none is known)."""
+    out = {}
+    for name, s in _entry(paper, profile).items():
+        if _seconds(s):
+            out[name] = float(s)
+        elif isinstance(s, list) and s and all(_seconds(x) for x in s):
+            out[name] = float(sum(s))
+    return out
+
+
+def load_shards(paper: str, profile: str) -> dict[str, tuple[float, ...]]:
+    """Claim name -> each shard's seconds in its last run under ``paper`` and ``profile``, for the
+    claims that ran in shards ({} where none is known)."""
+    return {name: tuple(float(x) for x in s) for name, s in _entry(paper, profile).items()
+            if isinstance(s, list) and s and all(_seconds(x) for x in s)}
+
+
+def record(paper: str, profile: str, results, shards: Mapping[str, Sequence[float]] | None = None) -> None:
     """Keep the seconds of ``results`` (:class:`ClaimResult`, those timed) as the estimates of their
-    claims under ``paper`` and ``profile``; the others' estimates stay.  Best effort: nothing is raised."""
-    timed = {r.claim.name: round(r.seconds, 3) for r in results
-             if getattr(r, "seconds", None) is not None and getattr(r, "claim", None) is not None}
+    claims under ``paper`` and ``profile``, each shard's where ``shards`` (claim name -> seconds of
+    each shard, in shard order) has them; the others' estimates stay.  Best effort: nothing is raised."""
+    timed: dict = {r.claim.name: round(r.seconds, 3) for r in results
+                   if getattr(r, "seconds", None) is not None and getattr(r, "claim", None) is not None}
+    for name, seconds in (shards or {}).items():
+        if name in timed:
+            timed[name] = [round(float(x), 3) for x in seconds]
     path = cache_path()
     if not timed or path is None:
         return

@@ -67,6 +67,10 @@ class InProcess:
 
     kind = "in-process"
 
+    def __init__(self) -> None:
+        #: Each sharded claim's shard seconds in its last run here, by label (:mod:`.claim_seconds`).
+        self.shard_seconds: dict[str, list[float]] = {}
+
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "workers": 1, "scheduler": None}
 
@@ -96,6 +100,7 @@ class InProcess:
                         if len(parts[k]) < n:
                             continue
                         cells[k] = plan.merged(k, profile, parts[k])
+                        self.shard_seconds[units[k][0]] = [shard.seconds for shard in parts[k]]
                         finished += 1
                         if progress:
                             progress(_line(finished, len(units), units[k][0], _result(cells[k]), ["in-process"]))
@@ -120,6 +125,8 @@ class OnDask:
 
     def __init__(self, client, kind: str, scheduler: str | None) -> None:
         self.client, self.kind, self.scheduler = client, kind, scheduler
+        #: Each sharded claim's shard seconds in its last run here, by label (:mod:`.claim_seconds`).
+        self.shard_seconds: dict[str, list[float]] = {}
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "workers": len(self._info()["workers"]), "scheduler": self.scheduler}
@@ -153,14 +160,14 @@ class OnDask:
                 else:
                     parts[k], workers[k] = {}, []
                     todo.extend(((k, s), run_shard, (plan, k, profile, seed, s)) for s in range(n))
-            costs = unit_costs(plan, profile)  # estimated seconds, longest started first (None: plan order)
+            costs = unit_costs(plan, profile, n)  # estimated seconds, longest started first (None: plan order)
             priorities: list = [None] * len(todo)
             if plan.kind != "verify":
                 lanes = self._lanes(len(todo))
             else:  # by data strategy and shard: tasks that draw the same instances share their evidence
                 strategy = {k: strategy_key(units[k][1], profile) for (k, _), _, _ in todo}  # once a unit, not a shard
                 keys = [(strategy[k], s) for (k, s), _, _ in todo]
-                weights = None if costs is None else [costs[k] / n for (k, _), _, _ in todo]
+                weights = None if costs is None else [costs[k][s or 0] for (k, s), _, _ in todo]
                 placed = placement(sorted(self._info()["workers"]), keys, weights)
                 lanes = placed.lanes
                 if costs is not None:
@@ -189,6 +196,7 @@ class OnDask:
                     if len(parts[k]) < n:
                         continue
                     cells[k] = plan.merged(k, profile, [parts[k][i] for i in range(n)])
+                    self.shard_seconds[units[k][0]] = [parts[k][i].seconds for i in range(n)]
                 finished += 1
                 if progress:
                     progress(_line(finished, len(units), units[k][0], _result(cells[k]), workers[k]))
@@ -281,21 +289,23 @@ class OnDask:
                 self.client.cancel(list(pending), force=True)
 
 
-def unit_costs(plan: Plan, profile: str) -> list[float] | None:
-    """Each unit's estimated seconds for a verify plan: its claim's last run under ``profile``
-    (:mod:`.claim_seconds`), the median of the known ones for a claim never run; None where none is
-    known, or for the matrices (whose lanes keep a row's cells together)."""
+def unit_costs(plan: Plan, profile: str, shards: int = 1) -> list[tuple[float, ...]] | None:
+    """Each unit's estimated seconds for a verify plan, one per shard (``shards`` of them): its
+    claim's last run under ``profile`` (:mod:`.claim_seconds`), each shard's own seconds where that
+    run kept them, else the claim's split evenly, and the median of the known claims' for a claim
+    never run; None where none is known, or for the matrices (whose lanes keep a row's cells together)."""
     if plan.kind != "verify":
         return None
-    from .claim_seconds import load
+    from .claim_seconds import load, load_shards
 
-    known = load(plan.paper, profile)
+    known, each = load(plan.paper, profile), load_shards(plan.paper, profile)
     seconds = [known.get(label) for label, _, _ in plan.units()]
     timed = sorted(s for s in seconds if s is not None)
     if not timed:
         return None
     typical = timed[len(timed) // 2]
-    return [typical if s is None else s for s in seconds]
+    return [each[label] if len(each.get(label, ())) == shards else ((typical if s is None else s) / shards,) * shards
+            for (label, _, _), s in zip(plan.units(), seconds)]
 
 
 class ClusterLost(RunInterrupted):
