@@ -1,0 +1,56 @@
+#!/bin/bash
+# Issue 43: `ntpcheck verify --profile thorough` on N workers against one, on a machine with N cores.
+#
+#   bash tests/benchmarks/manycores/scaleout.sh 16 OUTDIR
+#
+# Needs ntpcheck installed with the dask extra, and 2 + N free cores.  Runs from a scratch folder:
+#   1. both papers' quick profile in one process each (numba compiles its kernels once);
+#   2. each paper's thorough profile on N workers, alone on the machine (claim-seconds estimates from
+#      $NTPCHECK_CACHE_DIR if set: the placement's, never a result);
+#   3. each paper's thorough profile with --workers 1, the two side by side, each pinned to a core of
+#      its own with one BLAS and numba thread, stopped (SIGINT: the finished claims are written) at
+#      DEADLINE seconds after the start (default 572, for a 600 s lease);
+# then prints each pair's walls, whether the JSON is the same apart from timings, and the overhead
+# (claims' seconds summed on the workers over the same sum in one process).  Issue 43's fifth round
+# ran it on the lent 16-core machine (docs/guides/cluster.md), with the project's versions of cvxpy,
+# Dask and Hypothesis carried there as wheels.
+set -u
+N=${1:?number of workers}; OUT=${2:?output folder}; DEADLINE=${DEADLINE:-572}
+T0=$(date +%s.%N)
+el() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+log() { echo "[$(el) s] $*"; }
+export PYTHONUNBUFFERED=1
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); RUN=$(mktemp -d); cd "$RUN"
+nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket"
+python3 -c "import sys, numpy, numba, cvxpy, dask, hypothesis; print(sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__, 'cvxpy', cvxpy.__version__, 'dask', dask.__version__, 'hypothesis', hypothesis.__version__)"
+NT="python3 -m ntpcheck"
+$NT verify --profile quick --workers 1 --json q1.json > q1.err 2>&1 &
+$NT verify --paper thrampoulidis2024 --profile quick --workers 1 --json q2.json > q2.err 2>&1 &
+wait; log "numba warm"
+timed() { local name=$1; shift; local s=$(date +%s.%N); "$@" --json "$OUT/$name.json" > "$name.out" 2> "$name.err"; local rc=$?
+          echo "$name rc=$rc wall=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s" | tee -a "$OUT/walls.txt"; }
+timed p1w$N $NT verify --profile thorough --workers "$N"
+timed p2w$N $NT verify --paper thrampoulidis2024 --profile thorough --workers "$N"
+left=$(awk -v a="$T0" -v b="$(date +%s.%N)" -v d="$DEADLINE" 'BEGIN{printf "%d", d-(b-a)}')
+log "one worker each, $left s left"
+ONE="env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1"
+(NTPCHECK_CACHE_DIR=$RUN/c1 timed p1w1 timeout -s INT "$left" taskset -c 2 $ONE $NT verify --profile thorough --workers 1) &
+(NTPCHECK_CACHE_DIR=$RUN/c2 timed p2w1 timeout -s INT "$left" taskset -c 3 $ONE $NT verify --paper thrampoulidis2024 --profile thorough --workers 1) &
+wait
+python3 - "$OUT" "$N" <<'PY'
+import json, sys
+out, n = sys.argv[1], sys.argv[2]
+def same(doc):
+    doc = {k: v for k, v in doc.items() if k != "executor"}
+    doc["claims"] = [{k: v for k, v in r.items() if k not in ("seconds", "instances_per_second")} for r in doc["claims"]]
+    return doc
+for p in ("p1", "p2"):
+    try:
+        a, b = (json.load(open(f"{out}/{p}w{w}.json")) for w in ("1", n))
+    except (OSError, ValueError) as e:
+        print(p, "missing:", e); continue
+    sa, sb = sum(c["seconds"] for c in a["claims"]), sum(c["seconds"] for c in b["claims"])
+    print(p, "same JSON:", same(a) == same(b), "complete:", a.get("complete"), b.get("complete"),
+          "claims", len(a["claims"]), f"seconds summed: one process {sa:.1f}, workers {sb:.1f}, overhead {sb / sa:.3f}")
+PY
+tar czf "$OUT/logs.tgz" *.err *.out; log end
