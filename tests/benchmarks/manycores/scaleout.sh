@@ -1,8 +1,10 @@
 #!/bin/bash
-# Issue 43: `ntpcheck verify --profile thorough` on N workers against one, on a machine with N cores.
+# Issue 43: `ntpcheck verify --profile thorough` (or $PROFILE) on N workers against one, on a machine with N cores.
 #
 #   bash tests/benchmarks/manycores/scaleout.sh 16 OUTDIR
 #
+# (PROFILE=quick, and cores for the one-worker runs other than 2 and 3 through CORES="0 1", try it
+# on a small machine.)
 # Needs ntpcheck installed with the dask extra, and 2 + N free cores.  Runs from a scratch folder:
 #   1. both papers' quick profile in one process each (numba compiles its kernels once);
 #   2. each paper's thorough profile on N workers, alone on the machine (claim-seconds estimates from
@@ -15,7 +17,8 @@
 # ran it on the lent 16-core machine (docs/guides/cluster.md), with the project's versions of cvxpy,
 # Dask and Hypothesis carried there as wheels.
 set -u
-N=${1:?number of workers}; OUT=${2:?output folder}; DEADLINE=${DEADLINE:-572}
+N=${1:?number of workers}; OUT=${2:?output folder}; DEADLINE=${DEADLINE:-572}; PROFILE=${PROFILE:-thorough}
+read -r C1 C2 <<< "${CORES:-2 3}"
 T0=$(date +%s.%N)
 el() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 log() { echo "[$(el) s] $*"; }
@@ -29,13 +32,13 @@ $NT verify --paper thrampoulidis2024 --profile quick --workers 1 --json q2.json 
 wait; log "numba warm"
 timed() { local name=$1; shift; local s=$(date +%s.%N); "$@" --json "$OUT/$name.json" > "$name.out" 2> "$name.err"; local rc=$?
           echo "$name rc=$rc wall=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s" | tee -a "$OUT/walls.txt"; }
-timed p1w$N $NT verify --profile thorough --workers "$N"
-timed p2w$N $NT verify --paper thrampoulidis2024 --profile thorough --workers "$N"
+timed p1w$N $NT verify --profile "$PROFILE" --workers "$N"
+timed p2w$N $NT verify --paper thrampoulidis2024 --profile "$PROFILE" --workers "$N"
 left=$(awk -v a="$T0" -v b="$(date +%s.%N)" -v d="$DEADLINE" 'BEGIN{printf "%d", d-(b-a)}')
 log "one worker each, $left s left"
 ONE="env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1"
-(NTPCHECK_CACHE_DIR=$RUN/c1 timed p1w1 timeout -s INT "$left" taskset -c 2 $ONE $NT verify --profile thorough --workers 1) &
-(NTPCHECK_CACHE_DIR=$RUN/c2 timed p2w1 timeout -s INT "$left" taskset -c 3 $ONE $NT verify --paper thrampoulidis2024 --profile thorough --workers 1) &
+(NTPCHECK_CACHE_DIR=$RUN/c1 timed p1w1 timeout -s INT "$left" taskset -c "$C1" $ONE $NT verify --profile "$PROFILE" --workers 1) &
+(NTPCHECK_CACHE_DIR=$RUN/c2 timed p2w1 timeout -s INT "$left" taskset -c "$C2" $ONE $NT verify --paper thrampoulidis2024 --profile "$PROFILE" --workers 1) &
 wait
 python3 - "$OUT" "$N" <<'PY'
 import json, sys
