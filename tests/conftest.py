@@ -13,9 +13,12 @@ set, ``dev`` and ``thorough`` save and replay failures through
 directory, so a counterexample found on one machine replays on every other.
 
 ``NTPCHECK_WORKERS=1`` (unless set): ``ntpcheck verify``/``matrix`` run in process here.
+``NTPCHECK_CACHE_DIR`` (unless set): a new temporary folder, so that the suite's runs never read
+or change the claim-seconds estimates of the user's own runs (``~/.cache/ntpcheck``).
 """
 
 import os
+import tempfile
 
 import pytest
 
@@ -28,3 +31,4 @@ def pytest_configure(config: pytest.Config) -> None:
     # process unless a test passes --workers or --scheduler (tests/app/test_dask.py), so that runs in
     # parallel (pytest -n 2) do not each start a cluster.
     os.environ.setdefault("NTPCHECK_WORKERS", "1")
+    os.environ.setdefault("NTPCHECK_CACHE_DIR", tempfile.mkdtemp(prefix="ntpcheck-tests-"))

@@ -88,6 +88,13 @@ def test_sharded_claims_keep_each_shards_seconds(tmp_path, monkeypatch):
     assert claim_seconds.load("huang2024", "thorough") == {"Lemma 1": 8.0, "Lemma 3": 2.0, "Ex. 1": 1.0}
     assert unit_costs(plan, "thorough", 4) == [(0.5, 6.0, 1.0, 0.5), (0.5,) * 4, (0.25,) * 4]
     assert unit_costs(plan, "thorough") == [(8.0,), (2.0,), (1.0,)]  # one shard asked for: the totals
+    claim_seconds.record("huang2024", "thorough", [R(claim=R(name="Lemma 3"), seconds=2.0)], {"Lemma 3": []})
+    assert claim_seconds.load_shards("huang2024", "thorough")["Lemma 1"] == (0.5, 6.0, 1.0, 0.5)  # no shards given: the total
+    assert "Lemma 3" not in claim_seconds.load_shards("huang2024", "thorough")
+    (tmp_path / claim_seconds.FILE).write_text('{"huang2024": {"thorough": {"Lemma 1": [true, 1, 1, 1], "Lemma 3": [-1, 1, 1, 1],'
+                                               ' "Ex. 1": [], "Eq. 5": [1, "x"], "Eq. 6": Infinity, "Lemma 2": [1, 2, 3, 4]}}}')
+    assert claim_seconds.load("huang2024", "thorough") == {"Lemma 2": 10.0}  # nothing else reads as seconds
+    assert claim_seconds.load_shards("huang2024", "thorough") == {"Lemma 2": (1.0, 2.0, 3.0, 4.0)}
 
 
 def test_a_sharded_run_reports_each_shards_seconds():

@@ -11,17 +11,18 @@ the run's seed wherever and whenever it runs, so results never depend on them.
 A sharded claim (the thorough profile) keeps each shard's seconds, in shard order: its shards are
 tasks of their own, and their seconds differ too much to be guessed as a quarter of the claim's each
 (one shard of the first paper's Prop. 2 [Assumptions 1-2 only] took 16.0 s of the claim's 20.6 s on
-16 workers, and ended the run 7 s after the other workers: issue 43's fifth round).
+16 workers, and its worker finished 4.7 s after the next one: issue 43's fifth round).
 
 The file is ``claim-seconds.json`` in ``$NTPCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/ntpcheck``, else
-``~/.cache/ntpcheck``: ``{paper: {profile: {claim: seconds, or [seconds of each shard]}}}``.  Reading or writing it never stops a
-run: an unreadable, damaged or unwritable file means no estimates (a read-only home, a cluster's
-service account).
+``~/.cache/ntpcheck``: ``{paper: {profile: {claim: seconds, or [seconds of each shard]}}}``.
+Reading or writing it never stops a run: an unreadable, damaged or unwritable file means no
+estimates (a read-only home, a cluster's service account).
 
 Examples
 --------
 >>> import os, tempfile
 >>> from types import SimpleNamespace as R
+>>> before = os.environ.get("NTPCHECK_CACHE_DIR")
 >>> os.environ["NTPCHECK_CACHE_DIR"] = tempfile.mkdtemp()
 >>> load("huang2024", "default")
 {}
@@ -31,12 +32,14 @@ Examples
 >>> record("huang2024", "thorough", [R(claim=R(name="Lemma 1"), seconds=3.0)], {"Lemma 1": [2.0, 0.5, 0.25, 0.25]})
 >>> load("huang2024", "thorough"), load_shards("huang2024", "thorough")
 ({'Lemma 1': 3.0}, {'Lemma 1': (2.0, 0.5, 0.25, 0.25)})
->>> del os.environ["NTPCHECK_CACHE_DIR"]
+>>> if before is None: del os.environ["NTPCHECK_CACHE_DIR"]
+... else: os.environ["NTPCHECK_CACHE_DIR"] = before
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -73,7 +76,8 @@ def _entry(paper: str, profile: str) -> dict:
 
 
 def _seconds(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0
+    """Whether ``x`` reads as seconds: a finite number >= 0 (not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
 
 
 def load(paper: str, profile: str) -> dict[str, float]:
@@ -102,7 +106,7 @@ def record(paper: str, profile: str, results, shards: Mapping[str, Sequence[floa
     timed: dict = {r.claim.name: round(r.seconds, 3) for r in results
                    if getattr(r, "seconds", None) is not None and getattr(r, "claim", None) is not None}
     for name, seconds in (shards or {}).items():
-        if name in timed:
+        if name in timed and seconds and all(_seconds(x) for x in seconds):
             timed[name] = [round(float(x), 3) for x in seconds]
     path = cache_path()
     if not timed or path is None:

@@ -68,7 +68,7 @@ class InProcess:
     kind = "in-process"
 
     def __init__(self) -> None:
-        #: Each sharded claim's shard seconds in its last run here, by label (:mod:`.claim_seconds`).
+        #: Each sharded claim's shard seconds in the last run, by label (:mod:`.claim_seconds`).
         self.shard_seconds: dict[str, list[float]] = {}
 
     def describe(self) -> dict[str, Any]:
@@ -81,6 +81,7 @@ class InProcess:
         (:func:`~ntpcheck.properties.framework.shards.strategy_key`)."""
         units = plan.units()
         n = shards_for(profile)
+        self.shard_seconds = {}
         if n == 1 and plan.kind == "verify":
             return run_claims([c for _, c, _ in units], profile, seed, progress, pinned=plan.pinned)
         if n == 1:
@@ -125,7 +126,7 @@ class OnDask:
 
     def __init__(self, client, kind: str, scheduler: str | None) -> None:
         self.client, self.kind, self.scheduler = client, kind, scheduler
-        #: Each sharded claim's shard seconds in its last run here, by label (:mod:`.claim_seconds`).
+        #: Each sharded claim's shard seconds in the last run, by label (:mod:`.claim_seconds`).
         self.shard_seconds: dict[str, list[float]] = {}
 
     def describe(self) -> dict[str, Any]:
@@ -144,6 +145,7 @@ class OnDask:
         :class:`RunInterrupted` with the cells finished (in plan order)."""
         units = plan.units()
         n = shards_for(profile)
+        self.shard_seconds = {}
         cells: list = [None] * len(units)
         futures: dict = {}  # future -> (unit, shard or None)
         parts: dict[int, dict] = {}  # unit -> {shard: Shard}, until all its shards are in

@@ -5,10 +5,10 @@
 #
 # (PROFILE=quick, and cores for the one-worker runs other than 2 and 3 through CORES="0 1", try it
 # on a small machine.)
-# Needs ntpcheck installed with the dask extra, and 2 + N free cores.  Runs from a scratch folder:
+# Needs ntpcheck installed with the dask extra, and N free cores (at least 4).  Runs from a scratch folder:
 #   1. both papers' quick profile in one process each (numba compiles its kernels once);
-#   2. each paper's thorough profile on N workers, alone on the machine (claim-seconds estimates from
-#      $NTPCHECK_CACHE_DIR if set: the placement's, never a result);
+#   2. each paper's thorough profile on N workers, alone on the machine (the placement's estimates
+#      from a copy of your claim-seconds.json, which is left as it was; they never change a result);
 #   3. each paper's thorough profile with --workers 1, the two side by side, each pinned to a core of
 #      its own with one BLAS and numba thread, stopped (SIGINT: the finished claims are written) at
 #      DEADLINE seconds after the start (default 572, for a 600 s lease);
@@ -23,7 +23,11 @@ T0=$(date +%s.%N)
 el() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 log() { echo "[$(el) s] $*"; }
 export PYTHONUNBUFFERED=1
-mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); RUN=$(mktemp -d); cd "$RUN"
+mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); RUN=$(mktemp -d); mkdir -p "$RUN/cw"
+KEPT=$(python3 -c "from ntpcheck.app.scaleout.claim_seconds import cache_path as p; print(p() or '')")
+[ -n "$KEPT" ] && [ -f "$KEPT" ] && cp "$KEPT" "$RUN/cw/"
+export NTPCHECK_CACHE_DIR=$RUN/cw  # your own estimates are never written here
+cd "$RUN"
 nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket"
 python3 -c "import sys, numpy, numba, cvxpy, dask, hypothesis; print(sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__, 'cvxpy', cvxpy.__version__, 'dask', dask.__version__, 'hypothesis', hypothesis.__version__)"
 NT="python3 -m ntpcheck"
@@ -35,6 +39,7 @@ timed() { local name=$1; shift; local s=$(date +%s.%N); "$@" --json "$OUT/$name.
 timed p1w$N $NT verify --profile "$PROFILE" --workers "$N"
 timed p2w$N $NT verify --paper thrampoulidis2024 --profile "$PROFILE" --workers "$N"
 left=$(awk -v a="$T0" -v b="$(date +%s.%N)" -v d="$DEADLINE" 'BEGIN{printf "%d", d-(b-a)}')
+[ "$left" -gt 0 ] || { echo "no time left for the one-worker runs (DEADLINE=$DEADLINE)"; exit 1; }
 log "one worker each, $left s left"
 ONE="env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1"
 (NTPCHECK_CACHE_DIR=$RUN/c1 timed p1w1 timeout -s INT "$left" taskset -c "$C1" $ONE $NT verify --profile "$PROFILE" --workers 1) &

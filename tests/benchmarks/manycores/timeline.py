@@ -67,4 +67,6 @@ if __name__ == "__main__":
         by.setdefault(r["worker"], []).append(r)
     for w, xs in sorted(by.items()):
         busy = sum(r["stop"] - r["start"] for r in xs)
-        print(f"{w}: last stop {max(r['stop'] for r in xs):.2f} s, busy {busy:.2f} s, {len(xs)} tasks")
+        off = sum(1 for r in xs if r["lane"] and r["lane"][0] != w)
+        print(f"{w}: first start {min(r['start'] for r in xs):.2f} s, last stop {max(r['stop'] for r in xs):.2f} s, "
+              f"busy {busy:.2f} s, {len(xs)} tasks, {off} off the chosen worker")
