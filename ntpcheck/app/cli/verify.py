@@ -19,7 +19,7 @@ from ntpcheck.app.rendering import render
 from ntpcheck.app.scaleout import claim_seconds
 from ntpcheck.app.scaleout.executor import open_executor
 from ntpcheck.app.rendering.output import INTERRUPTED, write_json
-from ntpcheck.app.scaleout.units import Plan
+from ntpcheck.app.scaleout.units import PARTIAL, Plan
 
 __all__ = ["run_verify", "run_matrix", "run_papers"]
 
@@ -35,6 +35,11 @@ def _text_stream(args):
 
 def _pins(args) -> str:
     return "" if args.pinned else ", pinned examples skipped"
+
+
+def _partial(r) -> bool:
+    """Whether ``r`` is a claim decided by some of its shards when the run stopped (:meth:`Plan.interrupted`)."""
+    return getattr(r, "detail", "").startswith(PARTIAL)
 
 
 def run_verify(args) -> int:
@@ -61,7 +66,9 @@ def run_verify(args) -> int:
         results, complete = e.results, False
         interrupt.ignore_further()  # a second Ctrl-C must not lose what is written now
         lost = getattr(e, "why", None)  # the cluster lost a worker or its scheduler (ClusterLost)
-        print(f"\n{lost or 'interrupted'}: {len(e.results)} of {e.of} claims finished; writing those", file=sys.stderr)
+        partial = sum(1 for r in e.results if _partial(r))
+        more = f", {partial} more falsified by the shards that finished" if partial else ""
+        print(f"\n{lost or 'interrupted'}: {len(e.results) - partial} of {e.of} claims finished{more}; writing those", file=sys.stderr)
     if results:
         print(render.results_table(results), file=out)
     falsified = [r for r in results if r.verdict is Verdict.FALSIFIED]
@@ -77,7 +84,7 @@ def run_verify(args) -> int:
     _add_executor(obj, executor)
     write_json(args.json_path, obj)  # first: a report refused at the end (DIR filled meanwhile) loses no verdict
     if not getattr(args, "dataset", None):  # the next run on workers starts the longest claims first
-        claim_seconds.record(p.name, args.profile, results, getattr(ran, "shard_seconds", None))
+        claim_seconds.record(p.name, args.profile, [r for r in results if not _partial(r)], getattr(ran, "shard_seconds", None))
     if getattr(args, "instances", None):
         from .instances_out import write_instances
 

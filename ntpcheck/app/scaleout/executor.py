@@ -108,7 +108,7 @@ class InProcess:
                     if progress and len(group) > 1 and s < n - 1:  # no claim of the group is finished yet
                         progress(_pass_line(s + 1, n, [units[searched[i]][0] for i in group]))
         except KeyboardInterrupt:
-            raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
+            raise RunInterrupted(plan.interrupted(cells, parts, profile), len(units)) from None
         return cells
 
     def stream(self, tasks: Iterator[tuple[Any, Callable, tuple]], deadline: float) -> Iterator[tuple[Any, Any]]:
@@ -203,11 +203,11 @@ class OnDask:
                 if progress:
                     progress(_line(finished, len(units), units[k][0], _result(cells[k]), workers[k]))
         except ClusterLost as e:
-            e.results, e.of = [c for c in cells if c is not None], len(units)
+            e.results, e.of = plan.interrupted(cells, parts, profile), len(units)
             raise
         except KeyboardInterrupt:
             self.client.cancel(list(futures), force=True)
-            raise RunInterrupted([c for c in cells if c is not None], len(units)) from None
+            raise RunInterrupted(plan.interrupted(cells, parts, profile), len(units)) from None
         return cells
 
     def _finishing(self, futures: dict) -> Iterator:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 from ntpcheck.properties import paper
@@ -35,10 +36,12 @@ from ntpcheck.properties.framework.algorithm_axis import algorithm_plan
 from ntpcheck.properties.framework.matrix import Unit, matrix_plan
 from ntpcheck.properties.framework.shards import Shard, merge, search_shard, shards_for
 
-__all__ = ["KINDS", "Plan", "run_unit", "run_shard", "run_batch", "example_database", "where"]
+__all__ = ["KINDS", "PARTIAL", "Plan", "run_unit", "run_shard", "run_batch", "example_database", "where"]
 
 #: The kinds of run a plan names.
 KINDS = ("verify", "assumption", "algorithm")
+#: How the detail of a claim decided by some of its shards begins (:meth:`Plan.interrupted`).
+PARTIAL = "interrupted after "
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,6 +60,33 @@ class Plan:
     def merged(self, k: int, profile: str, shards: list[Shard]) -> Any:
         """Unit ``k``'s cell from its shards (:func:`~ntpcheck.properties.framework.shards.merge`)."""
         return self.cell(k, merge(self.units()[k][1], profile, shards))
+
+    def interrupted(self, cells: list, parts: Mapping[int, Any], profile: str) -> list:
+        """What a sharded run stopped early keeps, in plan order: the finished ``cells`` (None where
+        not finished), and each verify claim whose finished shards (``parts[k]``: a list in shard
+        order, or a dict by shard) include one that falsified it.  Such a claim is falsified
+        whatever its other shards find (the merge's rule), so its counterexample, which replays,
+        is not lost; its detail begins with :data:`PARTIAL` and says that the whole search may
+        report a smaller one.  A claim whose finished shards falsified nothing has no verdict yet.
+
+        Examples
+        --------
+        >>> from ntpcheck.properties.framework.shards import Shard
+        >>> plan = Plan("huang2024", "verify", ("Lemma 1", "Lemma 3"), pinned=True)
+        >>> plan.interrupted([None, None], {0: [Shard(outcomes=())], 1: {}}, "thorough")
+        []
+        """
+        kept, n = list(cells), shards_for(profile)
+        for k, got in parts.items():
+            if self.kind != "verify" or kept[k] is not None or not got:
+                continue
+            shards = [got[s] for s in sorted(got)] if isinstance(got, Mapping) else list(got)
+            if any(s.falsified is not None for s in shards):
+                r = merge(self.units()[k][1], profile, shards)
+                kept[k] = self.cell(k, dataclasses.replace(r, detail=(
+                    f"{PARTIAL}{len(shards)} of {n} shards, which falsified the claim (the whole search "
+                    f"may report a smaller counterexample): {r.detail}")))
+        return [c for c in kept if c is not None]
 
     def cell(self, k: int, result: ClaimResult | None) -> Any:
         """Unit ``k``'s cell (a :class:`ClaimResult` for ``verify``) from ``result`` computed anywhere,
