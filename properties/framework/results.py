@@ -87,6 +87,10 @@ class ClaimResult:
     per_instance: tuple = field(default=(), compare=False, repr=False)
     #: The figure's data of the instance behind ``series`` (:func:`.figure.trace_of`).
     trace: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: ``(finished, of)`` shards, for a claim kept from a search stopped early because a finished
+    #: shard falsified it (its verdict cannot change; the whole search may report a smaller
+    #: counterexample); None for a finished search.
+    interrupted_after: tuple[int, int] | None = None
     #: What the tested instances exercised (:func:`exercised`): ``exercised`` (kills per live
     #: part), ``dominated`` and ``mutation_score``; empty for a claim without parts.
     exercised: Mapping[str, Any] = field(default_factory=dict)
@@ -108,6 +112,8 @@ class ClaimResult:
             **dict(self.exercised),
             **({"breaks": list(self.breaks), "conclusion_holds": self.conclusion_holds} if self.breaks is not None else {}),
             **({"seconds": self.seconds, "instances_per_second": self.instances_per_second} if self.seconds is not None else {}),
+            **({"interrupted": {"shards": self.interrupted_after[0], "of": self.interrupted_after[1]}}
+               if self.interrupted_after is not None else {}),
         }
 
     @property

@@ -19,7 +19,7 @@ from ntpcheck.app.rendering import render
 from ntpcheck.app.scaleout import claim_seconds
 from ntpcheck.app.scaleout.executor import open_executor
 from ntpcheck.app.rendering.output import INTERRUPTED, write_json
-from ntpcheck.app.scaleout.units import PARTIAL, Plan
+from ntpcheck.app.scaleout.units import Plan
 
 __all__ = ["run_verify", "run_matrix", "run_papers"]
 
@@ -39,7 +39,7 @@ def _pins(args) -> str:
 
 def _partial(r) -> bool:
     """Whether ``r`` is a claim decided by some of its shards when the run stopped (:meth:`Plan.interrupted`)."""
-    return getattr(r, "detail", "").startswith(PARTIAL)
+    return getattr(r, "interrupted_after", None) is not None
 
 
 def run_verify(args) -> int:

@@ -20,6 +20,7 @@ from .output import ColumnTable
 from .render_check import check_json, check_text, fmt, indent, table  # re-exported: one module renders everything
 
 __all__ = [
+    "INCOMPLETE",
     "check_json",
     "check_text",
     "token_table",
@@ -140,6 +141,11 @@ def tightness_text(parts) -> str:
     return "; ".join(x for x in (f"tight {tight}/{len(parts)}", room_text(parts)) if x)
 
 
+#: What an interrupted run's report says of its verdicts (:meth:`ntpcheck.app.scaleout.units.Plan.interrupted`).
+INCOMPLETE = ("The verdicts below are the finished ones, and those that a finished shard falsified "
+              "(marked with their shards: the whole search may report a smaller counterexample).")
+
+
 def results_table(results: list[ClaimResult]) -> str:
     """The verdict table of ``ntpcheck verify``."""
     rows = []
@@ -148,7 +154,10 @@ def results_table(results: list[ClaimResult]) -> str:
         if r.counterexample:
             body = [ln for ln in r.counterexample.splitlines() if ln and not ln.startswith("#")]
             cex = " | ".join(body[:4]) + (" | ..." if len(body) > 4 else "")
-        rows.append([r.claim.id, r.claim.reading or "", r.verdict.value, counts_text(r.counts), str(r.min_tested), exercised_text(r.exercised),
+        verdict = r.verdict.value
+        if r.interrupted_after is not None:  # kept from a search stopped early (Plan.interrupted)
+            verdict += " ({}/{} shards)".format(*r.interrupted_after)
+        rows.append([r.claim.id, r.claim.reading or "", verdict, counts_text(r.counts), str(r.min_tested), exercised_text(r.exercised),
                      result_summary(r), cex])
     header = ["claim", "variant", "verdict", "tested/drawn", "needed", "parts (how tight)", "worst slack / rate", "counterexample"]
     if any(r.breaks is not None for r in results):  # a run on one given dataset

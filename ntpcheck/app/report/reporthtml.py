@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 from ntpcheck.properties.framework import Verdict
 
 from .figstyle import VERDICT_COLOURS
-from ntpcheck.app.rendering.render import c0_text, counts_text, exercised_text, result_summary
+from ntpcheck.app.rendering.render import INCOMPLETE, c0_text, counts_text, exercised_text, result_summary
 
 __all__ = ["html_report", "paper_of", "Extra"]
 
@@ -148,7 +148,7 @@ def html_report(items: Sequence, profile: str, seed: int, complete: bool = True,
     body = [f"<h1>{_e(title)}</h1>",
             f"<p>Profile <code>{_e(profile)}</code>, seed {seed}. Reproduce: <code>{_e(command)}</code>.</p>"]
     if not complete:
-        body.append(f"<p><strong>Incomplete: interrupted after {len(items)} claims.</strong> The verdicts below are the finished ones.</p>")
+        body.append(f"<p><strong>Incomplete: interrupted after {len(items)} claims.</strong> {INCOMPLETE}</p>")
     body.append("<p>" + " ".join(f"{_badge(v)}&nbsp;{n}" for v, n in counts.items()) + "</p>")
     body += [_extra(ex) for ex in extras]
     body.append('<section id="summary"><h2>Summary</h2><table><tr><th>claim</th><th>verdict</th><th>tested/drawn</th>'

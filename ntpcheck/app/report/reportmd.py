@@ -22,7 +22,7 @@ from ntpcheck.properties.framework import ClaimResult
 
 from .claimfigure import claim_figure, instances_caption
 from .figstyle import instance_caption, png
-from ntpcheck.app.rendering.render import c0_text, counts_text, exercised_text, result_summary
+from ntpcheck.app.rendering.render import INCOMPLETE, c0_text, counts_text, exercised_text, result_summary
 
 __all__ = ["write_report", "ReportItem", "report_items", "markdown"]
 
@@ -105,7 +105,7 @@ def markdown(items: list[ReportItem], profile: str, seed: int, complete: bool = 
         "The same report with a table of contents: `report.html`.",
     ]
     if not complete:
-        lines += ["", f"**Incomplete: interrupted after {len(items)} claims.** The verdicts below are the finished ones."]
+        lines += ["", f"**Incomplete: interrupted after {len(items)} claims.** {INCOMPLETE}"]
     lines += [
         "",
         "| claim | variant | verdict | tested/drawn | needed | parts (how tight) | worst slack / rate |",

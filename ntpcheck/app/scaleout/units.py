@@ -65,9 +65,11 @@ class Plan:
         """What a sharded run stopped early keeps, in plan order: the finished ``cells`` (None where
         not finished), and each verify claim whose finished shards (``parts[k]``: a list in shard
         order, or a dict by shard) include one that falsified it.  Such a claim is falsified
-        whatever its other shards find (the merge's rule), so its counterexample, which replays,
-        is not lost; its detail begins with :data:`PARTIAL` and says that the whole search may
-        report a smaller one.  A claim whose finished shards falsified nothing has no verdict yet.
+        whatever its other shards find (the merge's rule), so its counterexample, which replays, is
+        not lost; it is marked (:attr:`ClaimResult.interrupted_after`, and its detail), since the
+        whole search may report a smaller counterexample.  A claim whose finished shards falsified
+        nothing has no verdict yet; one whose every shard finished is merged as usual.  The
+        finished cells are never lost: a claim whose merge fails here is left out.
 
         Examples
         --------
@@ -80,12 +82,18 @@ class Plan:
         for k, got in parts.items():
             if self.kind != "verify" or kept[k] is not None or not got:
                 continue
-            shards = [got[s] for s in sorted(got)] if isinstance(got, Mapping) else list(got)
-            if any(s.falsified is not None for s in shards):
-                r = merge(self.units()[k][1], profile, shards)
-                kept[k] = self.cell(k, dataclasses.replace(r, detail=(
-                    f"{PARTIAL}{len(shards)} of {n} shards, which falsified the claim (the whole search "
-                    f"may report a smaller counterexample): {r.detail}")))
+            try:
+                shards = [got[s] for s in sorted(got)] if isinstance(got, Mapping) else list(got)
+                falsifying = sum(s.falsified is not None for s in shards)
+                if len(shards) == n:
+                    kept[k] = self.merged(k, profile, shards)
+                elif falsifying:
+                    r = merge(self.units()[k][1], profile, shards)
+                    kept[k] = self.cell(k, dataclasses.replace(r, interrupted_after=(len(shards), n), detail=(
+                        f"{PARTIAL}{len(shards)} of {n} shards ({falsifying} of them falsified the claim; the "
+                        f"whole search may report a smaller counterexample): {r.detail}")))
+            except (Exception, KeyboardInterrupt):  # noqa: BLE001 - what finished must still be written
+                continue
         return [c for c in kept if c is not None]
 
     def cell(self, k: int, result: ClaimResult | None) -> Any:
