@@ -80,6 +80,11 @@ def _seconds(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
 
 
+def _each_shard(x) -> bool:
+    """Whether ``x`` reads as each shard's seconds: a non-empty list of seconds."""
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(_seconds(s) for s in x)
+
+
 def load(paper: str, profile: str) -> dict[str, float]:
     """Claim name -> seconds of its last run under ``paper`` and ``profile`` (a sharded claim's shards
     summed; {} where none is known)."""
@@ -87,7 +92,7 @@ def load(paper: str, profile: str) -> dict[str, float]:
     for name, s in _entry(paper, profile).items():
         if _seconds(s):
             out[name] = float(s)
-        elif isinstance(s, list) and s and all(_seconds(x) for x in s):
+        elif _each_shard(s):
             out[name] = float(sum(s))
     return out
 
@@ -96,7 +101,7 @@ def load_shards(paper: str, profile: str) -> dict[str, tuple[float, ...]]:
     """Claim name -> each shard's seconds in its last run under ``paper`` and ``profile``, for the
     claims that ran in shards ({} where none is known)."""
     return {name: tuple(float(x) for x in s) for name, s in _entry(paper, profile).items()
-            if isinstance(s, list) and s and all(_seconds(x) for x in s)}
+            if _each_shard(s)}
 
 
 def record(paper: str, profile: str, results, shards: Mapping[str, Sequence[float]] | None = None) -> None:
@@ -106,7 +111,7 @@ def record(paper: str, profile: str, results, shards: Mapping[str, Sequence[floa
     timed: dict = {r.claim.name: round(r.seconds, 3) for r in results
                    if getattr(r, "seconds", None) is not None and getattr(r, "claim", None) is not None}
     for name, seconds in (shards or {}).items():
-        if name in timed and seconds and all(_seconds(x) for x in seconds):
+        if name in timed and _each_shard(seconds):
             timed[name] = [round(float(x), 3) for x in seconds]
     path = cache_path()
     if not timed or path is None:

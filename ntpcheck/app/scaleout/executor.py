@@ -167,7 +167,8 @@ class OnDask:
             if plan.kind != "verify":
                 lanes = self._lanes(len(todo))
             else:  # by data strategy and shard: tasks that draw the same instances share their evidence
-                strategy = {k: strategy_key(units[k][1], profile) for (k, _), _, _ in todo}  # once a unit, not a shard
+                # once a unit, not a shard (it builds the strategy to print it)
+                strategy = {k: strategy_key(units[k][1], profile) for k in dict.fromkeys(k for (k, _), _, _ in todo)}
                 keys = [(strategy[k], s) for (k, s), _, _ in todo]
                 weights = None if costs is None else [costs[k][s or 0] for (k, s), _, _ in todo]
                 placed = placement(sorted(self._info()["workers"]), keys, weights)
