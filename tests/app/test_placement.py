@@ -58,6 +58,7 @@ def test_unit_costs_are_the_last_run_seconds_in_plan_order(tmp_path, monkeypatch
     from ntpcheck.app.scaleout.units import Plan
 
     monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(claim_seconds, "shipped", lambda paper: {})  # a paper that ships no estimates
     plan = Plan("huang2024", "verify", ("Lemma 1", "Lemma 3", "Ex. 1"), pinned=True)
     assert unit_costs(plan, "default") is None
     claim_seconds.record("huang2024", "default", [R(claim=R(name="Lemma 1"), seconds=4.0), R(claim=R(name="Ex. 1"), seconds=0.5)])
@@ -82,6 +83,7 @@ def test_sharded_claims_keep_each_shards_seconds(tmp_path, monkeypatch):
     from ntpcheck.app.scaleout.units import Plan
 
     monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(claim_seconds, "shipped", lambda paper: {})
     plan = Plan("huang2024", "verify", ("Lemma 1", "Lemma 3", "Ex. 1"), pinned=True)
     claim_seconds.record("huang2024", "thorough", [R(claim=R(name=n), seconds=s) for n, s in (("Lemma 1", 8.0), ("Lemma 3", 2.0), ("Ex. 1", 1.0))],
                          {"Lemma 1": [0.5, 6.0, 1.0, 0.5], "Ex. 1": [0.5, 0.5], "Not run": [1.0] * 4})
@@ -95,6 +97,49 @@ def test_sharded_claims_keep_each_shards_seconds(tmp_path, monkeypatch):
                                                ' "Ex. 1": [], "Eq. 5": [1, "x"], "Eq. 6": Infinity, "Lemma 2": [1, 2, 3, 4]}}}')
     assert claim_seconds.load("huang2024", "thorough") == {"Lemma 2": 10.0}  # nothing else reads as seconds
     assert claim_seconds.load_shards("huang2024", "thorough") == {"Lemma 2": (1.0, 2.0, 3.0, 4.0)}
+
+
+@pytest.mark.parametrize("name", ["huang2024", "thrampoulidis2024"])
+def test_a_first_run_is_placed_by_the_estimates_the_paper_ships(name, tmp_path, monkeypatch):
+    """Issue 43, sixth round: with no seconds of its own for a paper and profile, a run is placed by
+    the estimates the paper's package ships (a first thorough run weighed every shard alike: 58.7 s
+    of tasks on the fifth round's 16 workers, replayed, against 47.6 s with the shipped estimates);
+    the user's own entry replaces them whole once there is one, and a damaged user file falls back
+    to them.  The shipped files cover the papers' claims (a claim added since is weighed as the
+    median claim; regenerate with ``tests/benchmarks/manycores/ship_estimates.py``)."""
+    from types import SimpleNamespace as R
+
+    from ntpcheck.app.scaleout import claim_seconds
+    from ntpcheck.app.scaleout.executor import unit_costs
+    from ntpcheck.app.scaleout.units import Plan
+    from ntpcheck.properties.framework.shards import shards_for
+
+    monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
+    names = tuple(c.name for c in paper(name).claims)
+    plan = Plan(name, "verify", names, pinned=True)
+    shipped = claim_seconds.shipped(name)
+    for profile in ("default", "thorough"):
+        known = set(shipped[profile]) & set(names)
+        assert len(known) >= 0.9 * len(names), f"{name} {profile}: {sorted(set(names) - known)} have no shipped estimate"
+        assert claim_seconds.load(name, profile) == {n: s if not isinstance(s, list) else sum(s) for n, s in shipped[profile].items()}
+    n = shards_for("thorough")
+    costs = unit_costs(plan, "thorough", n)
+    assert costs is not None and all(len(c) == n for c in costs)
+    assert sum(len(set(c)) > 1 for c in costs) >= len(names) // 2  # each shard weighed by its own seconds
+    claim_seconds.record(name, "thorough", [R(claim=R(name=names[0]), seconds=2.0)])
+    assert claim_seconds.load(name, "thorough") == {names[0]: 2.0}  # the user's own replace them whole
+    assert claim_seconds.load(name, "default") != {}  # other profiles keep the shipped ones
+    (tmp_path / claim_seconds.FILE).write_text("{not json")
+    assert claim_seconds.load(name, "thorough") != {}
+
+
+def test_a_paper_without_shipped_estimates_has_none(tmp_path, monkeypatch):
+    """A plugin paper that ships no ``claim-seconds.json`` (or an unknown name) has no estimates."""
+    from ntpcheck.app.scaleout import claim_seconds
+
+    monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
+    assert claim_seconds.shipped("no-such-paper") == {}
+    assert claim_seconds.load("no-such-paper", "default") == {}
 
 
 def test_a_sharded_run_reports_each_shards_seconds():

@@ -18,20 +18,36 @@ The file is ``claim-seconds.json`` in ``$NTPCHECK_CACHE_DIR``, else ``$XDG_CACHE
 Reading or writing it never stops a run: an unreadable, damaged or unwritable file means no
 estimates (a read-only home, a cluster's service account).
 
+A first run of a paper and profile (no entry in that file) uses the estimates the paper's package
+ships, if it does: a file ``claim-seconds.json`` beside the module its entry point names, as
+``{profile: {claim: seconds or [seconds of each shard]}}`` (:func:`shipped`).  Without any, a first
+thorough run on 16 workers weighs every shard alike: replayed on the fifth round's 16-worker
+timeline with each task kept on its chosen worker, its last worker is done after 58.7 s of tasks,
+against 47.6 s with the first paper's shipped estimates (a one-worker run on the 2-core machine),
+45.9 s with a quarter of their claim totals for each shard, and 35.9 s with that run's own seconds
+(``tests/benchmarks/manycores/placement_replay.py``; issue 43, sixth round).  On two workers a first
+default run took the same time either way, within the machine's noise
+(``tests/benchmarks/manycores/first_run.py``).  Only the ratios between claims matter, so seconds
+measured on another machine serve; the user's own entry, once there is one, replaces them whole
+(seconds of two machines are not mixed).  A one-worker run's seconds understate the claims that
+reuse evidence an earlier claim of their strategy computed, which on workers may be computed again.
+
 Examples
 --------
 >>> import os, tempfile
 >>> from types import SimpleNamespace as R
 >>> before = os.environ.get("NTPCHECK_CACHE_DIR")
 >>> os.environ["NTPCHECK_CACHE_DIR"] = tempfile.mkdtemp()
->>> load("huang2024", "default")
+>>> load("mypaper", "default")
 {}
->>> record("huang2024", "default", [R(claim=R(name="Lemma 1"), seconds=1.25), R(claim=R(name="Ex. 1"), seconds=None)])
->>> load("huang2024", "default")
+>>> record("mypaper", "default", [R(claim=R(name="Lemma 1"), seconds=1.25), R(claim=R(name="Ex. 1"), seconds=None)])
+>>> load("mypaper", "default")
 {'Lemma 1': 1.25}
->>> record("huang2024", "thorough", [R(claim=R(name="Lemma 1"), seconds=3.0)], {"Lemma 1": [2.0, 0.5, 0.25, 0.25]})
->>> load("huang2024", "thorough"), load_shards("huang2024", "thorough")
+>>> record("mypaper", "thorough", [R(claim=R(name="Lemma 1"), seconds=3.0)], {"Lemma 1": [2.0, 0.5, 0.25, 0.25]})
+>>> load("mypaper", "thorough"), load_shards("mypaper", "thorough")
 ({'Lemma 1': 3.0}, {'Lemma 1': (2.0, 0.5, 0.25, 0.25)})
+>>> len(load("huang2024", "default")) > 0  # a first run: the estimates the paper ships
+True
 >>> if before is None: del os.environ["NTPCHECK_CACHE_DIR"]
 ... else: os.environ["NTPCHECK_CACHE_DIR"] = before
 """
@@ -44,7 +60,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["cache_path", "load", "load_shards", "record"]
+__all__ = ["cache_path", "load", "load_shards", "record", "shipped"]
 
 FILE = "claim-seconds.json"
 
@@ -68,11 +84,45 @@ def _read() -> dict:
     return doc if isinstance(doc, dict) else {}
 
 
-def _entry(paper: str, profile: str) -> dict:
-    """The file's ``{claim: seconds or [seconds of each shard]}`` for ``paper`` and ``profile`` ({} where none)."""
-    entry = _read().get(paper, {})
-    entry = entry.get(profile, {}) if isinstance(entry, dict) else {}
+def _profile_entry(doc, profile: str) -> dict:
+    """``doc[profile]`` where it is a dict, else {}."""
+    entry = doc.get(profile, {}) if isinstance(doc, dict) else {}
     return entry if isinstance(entry, dict) else {}
+
+
+def _entry(paper: str, profile: str) -> dict:
+    """``{claim: seconds or [seconds of each shard]}`` for ``paper`` and ``profile``: the user's file's
+    where it has an entry, else the paper's :func:`shipped` estimates ({} where neither has one)."""
+    return _profile_entry(_read().get(paper, {}), profile) or _profile_entry(shipped(paper), profile)
+
+
+def shipped(paper: str) -> dict:
+    """The estimates ``paper``'s package ships: ``{profile: {claim: seconds or [seconds of each
+    shard]}}`` read from ``claim-seconds.json`` beside the module its entry point names
+    (:func:`ntpcheck.properties.registered`); {} where the paper is unknown or ships none, or the
+    file does not read as JSON.
+
+    Examples
+    --------
+    >>> sorted(shipped("huang2024"))
+    ['default', 'thorough']
+    >>> shipped("no-such-paper")
+    {}
+    """
+    import importlib.util
+
+    from ntpcheck.common.errors import NTPCheckError
+    from ntpcheck.properties import registered
+
+    try:
+        module = registered().get(paper, "").partition(":")[0]
+        spec = importlib.util.find_spec(module) if module else None
+        if spec is None or not spec.origin:
+            return {}
+        doc = json.loads((Path(spec.origin).parent / FILE).read_text(encoding="utf-8"))
+    except (NTPCheckError, ImportError, OSError, ValueError):  # no such paper or module, no file, not JSON
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def _seconds(x) -> bool:

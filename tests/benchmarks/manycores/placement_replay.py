@@ -7,10 +7,12 @@ thorough, in ``fifth-round/``) gives each task's seconds; ``ESTIMATES`` (a ``cla
 default: the one that run placed its tasks with) gives each claim's last-run seconds.  Printed,
 each in seconds of tasks until the last worker is done (start and close not included):
 
-- ``static``: every task runs on the worker the placement chose (no work stealing), with each
-  shard weighed as a quarter of its claim's estimate (the fourth round's placement), and with each
-  shard weighed by its own seconds in the same run (the fifth round's, with perfect estimates: a
-  best case);
+- ``static``: every task runs on the worker the placement chose (no work stealing), with every
+  shard weighed alike (a first run without estimates), with each shard weighed as a quarter of its
+  claim's estimate (the fourth round's placement), by its own entry in ``ESTIMATES`` where that
+  holds each shard's seconds (the fifth round's placement; the sixth round's shipped estimates,
+  ``properties/huang2024/claim-seconds.json`` wrapped as ``{"huang2024": ...}``, measured on the
+  2-core machine), and by its own seconds in the same run (perfect estimates: a best case);
 - ``dynamic``: tasks taken in the placement's priority order by whichever worker is free first
   (no worker preferences), for both weighings.
 
@@ -40,13 +42,14 @@ def main(timeline: str, estimates: str) -> dict[str, float]:
     name = "huang2024"
     known = json.load(open(estimates))[name]["thorough"]
     n = shards_for("thorough")
-    keys, quarter, own, real = [], [], [], []
+    keys, quarter, estimated, own, real = [], [], [], [], []
     for c in paper(name).claims:
-        total = known.get(c.name, 1.0)
-        total = sum(total) if isinstance(total, list) else total
+        entry = known.get(c.name, 1.0)
+        total = sum(entry) if isinstance(entry, list) else entry
         for s in range(n):
             keys.append((strategy_key(c, "thorough"), s))
             quarter.append(total / n)
+            estimated.append(entry[s] if isinstance(entry, list) and len(entry) == n else total / n)
             own.append(seconds[(c.name, s)])
             real.append(seconds[(c.name, s)])
 
@@ -65,8 +68,11 @@ def main(timeline: str, estimates: str) -> dict[str, float]:
         return max(t for t, _ in free)
 
     return {"ideal (busy seconds / workers)": sum(real) / len(workers), "longest task": max(real),
-            "static, quarters": static(quarter), "static, each shard's own": static(own),
-            "dynamic, quarters": dynamic(quarter), "dynamic, each shard's own": dynamic(own)}
+            "static, by count (no estimates)": static([1.0] * len(keys)),
+            "static, quarters": static(quarter), "static, each shard's estimate": static(estimated),
+            "static, each shard's own": static(own),
+            "dynamic, quarters": dynamic(quarter), "dynamic, each shard's estimate": dynamic(estimated),
+            "dynamic, each shard's own": dynamic(own)}
 
 
 if __name__ == "__main__":

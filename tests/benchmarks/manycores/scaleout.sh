@@ -6,6 +6,11 @@
 # (PROFILE=quick, and cores for the one-worker runs other than 2 and 3 through CORES="0 1", try it
 # on a small machine.)
 # Needs ntpcheck installed with the dask extra, and N free cores (at least 4).  Runs from a scratch folder:
+#   0. every module a worker and this client import, compiled to bytecode once (a `pip install
+#      --no-compile`, a fresh --target, or PYTHONDONTWRITEBYTECODE=1 leaves the cluster's start to
+#      compile Dask and cvxpy in two processes at once: the cluster was up 4.0-4.8 s after launch
+#      instead of 1.5-2.3 s on the 2-core machine, tests/benchmarks/manycores/start_phases.py, issue
+#      43's sixth round; the fifth round's 7.7 s start on 16 cores paid that);
 #   1. both papers' quick profile in one process each (numba compiles its kernels once);
 #   2. each paper's thorough profile on N workers, alone on the machine (the placement's estimates
 #      from a copy of your claim-seconds.json, which is left as it was; they never change a result);
@@ -31,6 +36,8 @@ cd "$RUN"
 nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket"
 python3 -c "import sys, numpy, numba, cvxpy, dask, hypothesis; print(sys.version.split()[0], 'numpy', numpy.__version__, 'numba', numba.__version__, 'cvxpy', cvxpy.__version__, 'dask', dask.__version__, 'hypothesis', hypothesis.__version__)"
 NT="python3 -m ntpcheck"
+env -u PYTHONDONTWRITEBYTECODE python3 -c "import ntpcheck.app.scaleout.worker_warmup, ntpcheck.app.cli.verify, distributed"
+python3 -c "import cvxpy, distributed, importlib.util as u; print('bytecode:', all(u.cache_from_source(m.__file__) and __import__('os').path.exists(u.cache_from_source(m.__file__)) for m in (cvxpy, distributed)))"
 $NT verify --profile quick --workers 1 --json q1.json > q1.err 2>&1 &
 $NT verify --paper thrampoulidis2024 --profile quick --workers 1 --json q2.json > q2.err 2>&1 &
 wait; log "numba warm"
