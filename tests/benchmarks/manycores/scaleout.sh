@@ -12,8 +12,10 @@
 #      instead of 1.5-2.3 s on the 2-core machine, tests/benchmarks/manycores/start_phases.py, issue
 #      43's sixth round; the fifth round's 7.7 s start on 16 cores paid that);
 #   1. both papers' quick profile in one process each (numba compiles its kernels once);
-#   2. each paper's thorough profile on N workers, alone on the machine (the placement's estimates
-#      from a copy of your claim-seconds.json, which is left as it was; they never change a result);
+#   2. each paper's thorough profile on N workers, alone on the machine: a first run (no estimates
+#      of its own: the paper's shipped ones, or with KEEP=1 a copy of your claim-seconds.json, which
+#      is left as it was), then the first paper's again with the seconds its first run kept (p1wN),
+#      the figure compared with one worker; the estimates never change a result;
 #   3. each paper's thorough profile with --workers 1, the two side by side, each pinned to a core of
 #      its own with one BLAS and numba thread, stopped (SIGINT: the finished claims are written) at
 #      DEADLINE seconds after the start (default 572, for a 600 s lease);
@@ -30,7 +32,7 @@ log() { echo "[$(el) s] $*"; }
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); RUN=$(mktemp -d); mkdir -p "$RUN/cw"
 KEPT=$(python3 -c "from ntpcheck.app.scaleout.claim_seconds import cache_path as p; print(p() or '')")
-[ -n "$KEPT" ] && [ -f "$KEPT" ] && cp "$KEPT" "$RUN/cw/"
+[ "${KEEP:-0}" = 1 ] && [ -n "$KEPT" ] && [ -f "$KEPT" ] && cp "$KEPT" "$RUN/cw/"
 export NTPCHECK_CACHE_DIR=$RUN/cw  # your own estimates are never written here
 cd "$RUN"
 nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket"
@@ -43,6 +45,7 @@ $NT verify --paper thrampoulidis2024 --profile quick --workers 1 --json q2.json 
 wait; log "numba warm"
 timed() { local name=$1; shift; local s=$(date +%s.%N); "$@" --json "$OUT/$name.json" > "$name.out" 2> "$name.err"; local rc=$?
           echo "$name rc=$rc wall=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s" | tee -a "$OUT/walls.txt"; }
+timed p1w$N-first $NT verify --profile "$PROFILE" --workers "$N"
 timed p1w$N $NT verify --profile "$PROFILE" --workers "$N"
 timed p2w$N $NT verify --paper thrampoulidis2024 --profile "$PROFILE" --workers "$N"
 left=$(awk -v a="$T0" -v b="$(date +%s.%N)" -v d="$DEADLINE" 'BEGIN{printf "%d", d-(b-a)}')
