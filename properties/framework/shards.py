@@ -97,10 +97,15 @@ def strategy_key(claim: Claim, profile: str) -> str:
     'claim:Lemma 1'
     """
     try:
-        key = repr(claim.data(profile))
+        return _key_of(claim.name, claim.data(profile))
     except Exception:  # noqa: BLE001 - the search reports a strategy that cannot be built
         return f"claim:{claim.name}"
-    return f"claim:{claim.name}" if _ADDRESS.search(key) else key
+
+
+def _key_of(name: str, strategy) -> str:
+    """:func:`strategy_key` of the claim called ``name`` whose strategy, built, is ``strategy``."""
+    key = repr(strategy)
+    return f"claim:{name}" if _ADDRESS.search(key) else key
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,7 +149,8 @@ def search_shard(claim: Claim, profile: str, seed: int, shard: int, shards: int,
         o = search.step(inst)
         return o is not None and o.verdict is Verdict.FALSIFIED
 
-    cex = search.find(claim.data(profile), falsifies, shard_seed(seed, strategy_key(claim, profile), shard), database=database,
+    data = claim.data(profile)  # built once: the search draws from it, and its repr seeds the shard
+    cex = search.find(data, falsifies, shard_seed(seed, _key_of(claim.name, data), shard), database=database,
                       database_key=database_key)
     if cex is None:
         return done()

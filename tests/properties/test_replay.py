@@ -70,8 +70,10 @@ def test_matrix_counterexamples_replay_to_the_same_verdict(tmp_path, capsys, cla
 @pytest.mark.slow
 @pytest.mark.parametrize("axis", ["assumption", "algorithm"])
 def test_every_falsified_matrix_cell_replays(tmp_path, capsys, axis):
-    """The whole quick matrix on each axis (about 40 s each): every counterexample printed
-    replays, from its text alone, to its cell's verdict (43 and 11 of them at seed 0)."""
+    """The whole quick matrix on each axis (187 s and 123 s under ``pytest -n 2`` on the 2-core
+    machine, the suite's two longest tests; the assumption axis's matrix alone took 141 s, most of it
+    in shrinking the "without 2" cells' counterexamples): every counterexample printed replays, from
+    its text alone, to its cell's verdict (47 of them on the assumption axis at seed 0)."""
     blocks, obj = _printed(capsys, ["matrix", "--axis", axis, "--profile", "quick"])
     assert len(blocks) >= (20 if axis == "assumption" else 5)
     assert any("# embeddings: canonical" not in text for _, text, _ in blocks) or axis == "algorithm"

@@ -60,7 +60,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["cache_path", "load", "load_shards", "record", "shipped"]
+__all__ = ["cache_path", "estimates", "load", "load_shards", "record", "shipped"]
 
 FILE = "claim-seconds.json"
 
@@ -135,23 +135,27 @@ def _each_shard(x) -> bool:
     return isinstance(x, (list, tuple)) and len(x) > 0 and all(_seconds(s) for s in x)
 
 
+def estimates(paper: str, profile: str) -> tuple[dict[str, float], dict[str, tuple[float, ...]]]:
+    """:func:`load` and :func:`load_shards` of one reading of the file."""
+    totals, shards = {}, {}
+    for name, s in _entry(paper, profile).items():
+        if _seconds(s):
+            totals[name] = float(s)
+        elif _each_shard(s):
+            totals[name], shards[name] = float(sum(s)), tuple(float(x) for x in s)
+    return totals, shards
+
+
 def load(paper: str, profile: str) -> dict[str, float]:
     """Claim name -> seconds of its last run under ``paper`` and ``profile`` (a sharded claim's shards
     summed; {} where none is known)."""
-    out = {}
-    for name, s in _entry(paper, profile).items():
-        if _seconds(s):
-            out[name] = float(s)
-        elif _each_shard(s):
-            out[name] = float(sum(s))
-    return out
+    return estimates(paper, profile)[0]
 
 
 def load_shards(paper: str, profile: str) -> dict[str, tuple[float, ...]]:
     """Claim name -> each shard's seconds in its last run under ``paper`` and ``profile``, for the
     claims that ran in shards ({} where none is known)."""
-    return {name: tuple(float(x) for x in s) for name, s in _entry(paper, profile).items()
-            if _each_shard(s)}
+    return estimates(paper, profile)[1]
 
 
 def record(paper: str, profile: str, results, shards: Mapping[str, Sequence[float]] | None = None) -> None:

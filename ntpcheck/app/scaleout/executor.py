@@ -299,9 +299,9 @@ def unit_costs(plan: Plan, profile: str, shards: int = 1) -> list[tuple[float, .
     never run; None where none is known, or for the matrices (whose lanes keep a row's cells together)."""
     if plan.kind != "verify":
         return None
-    from .claim_seconds import load, load_shards
+    from .claim_seconds import estimates
 
-    known, each = load(plan.paper, profile), load_shards(plan.paper, profile)
+    known, each = estimates(plan.paper, profile)
     seconds = [known.get(label) for label, _, _ in plan.units()]
     timed = sorted(s for s in seconds if s is not None)
     if not timed:
