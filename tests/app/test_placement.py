@@ -101,12 +101,13 @@ def test_sharded_claims_keep_each_shards_seconds(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", ["huang2024", "thrampoulidis2024"])
 def test_a_first_run_is_placed_by_the_estimates_the_paper_ships(name, tmp_path, monkeypatch):
-    """Issue 43, sixth round: with no seconds of its own for a paper and profile, a run is placed by
-    the estimates the paper's package ships (a first thorough run weighed every shard alike: 58.7 s
-    of tasks on the fifth round's 16 workers, replayed, against 47.6 s with the shipped estimates);
-    the user's own entry replaces them whole once there is one, and a damaged user file falls back
-    to them.  The shipped files cover the papers' claims (a claim added since is weighed as the
-    median claim; regenerate with ``tests/benchmarks/manycores/ship_estimates.py``)."""
+    """Issue 43, sixth round: a claim with no seconds of the user's own is weighed by the estimates
+    the paper's package ships (a first thorough run weighed every shard alike: 58.7 s of tasks on the
+    fifth round's 16 workers, replayed, against 45.9 s with the shipped estimates), scaled by the
+    median ratio of the user's seconds to the shipped ones; the user's own seconds stand as they
+    are, and a damaged user file leaves the shipped ones.  The shipped files cover the papers'
+    claims (a claim added since is weighed as the median claim; regenerate with
+    ``tests/benchmarks/manycores/ship_estimates.py``)."""
     from types import SimpleNamespace as R
 
     from ntpcheck.app.scaleout import claim_seconds
@@ -121,25 +122,45 @@ def test_a_first_run_is_placed_by_the_estimates_the_paper_ships(name, tmp_path, 
     for profile in ("default", "thorough"):
         known = set(shipped[profile]) & set(names)
         assert len(known) >= 0.9 * len(names), f"{name} {profile}: {sorted(set(names) - known)} have no shipped estimate"
-        assert claim_seconds.load(name, profile) == {n: s if not isinstance(s, list) else sum(s) for n, s in shipped[profile].items()}
+        assert claim_seconds.load(name, profile) == shipped[profile]
     n = shards_for("thorough")
     costs = unit_costs(plan, "thorough", n)
-    assert costs is not None and all(len(c) == n for c in costs)
-    assert sum(len(set(c)) > 1 for c in costs) >= len(names) // 2  # each shard weighed by its own seconds
-    claim_seconds.record(name, "thorough", [R(claim=R(name=names[0]), seconds=2.0)])
-    assert claim_seconds.load(name, "thorough") == {names[0]: 2.0}  # the user's own replace them whole
-    assert claim_seconds.load(name, "default") != {}  # other profiles keep the shipped ones
+    assert costs is not None and all(cost == (shipped["thorough"][c] / n,) * n  # each shard a quarter of its claim's
+                                     for c, cost in zip(names, costs) if c in shipped["thorough"])
+    first, second = [c for c in names if shipped["thorough"][c] > 0][:2]
+    # a run of one claim (--claims, or interrupted) that took 3x the shipped seconds: the others scaled alike
+    claim_seconds.record(name, "thorough", [R(claim=R(name=first), seconds=3 * shipped["thorough"][first])])
+    again = claim_seconds.load(name, "thorough")
+    assert again[first] == round(3 * shipped["thorough"][first], 3)
+    assert again[second] == pytest.approx(again[first] / shipped["thorough"][first] * shipped["thorough"][second])
+    assert claim_seconds.load(name, "default") == shipped["default"]  # another profile: unscaled
     (tmp_path / claim_seconds.FILE).write_text("{not json")
-    assert claim_seconds.load(name, "thorough") != {}
+    assert claim_seconds.load(name, "thorough") == shipped["thorough"]
 
 
 def test_a_paper_without_shipped_estimates_has_none(tmp_path, monkeypatch):
-    """A plugin paper that ships no ``claim-seconds.json`` (or an unknown name) has no estimates."""
+    """A plugin paper that ships no ``claim-seconds.json`` (or an unknown name) has no estimates; a
+    plugin's file is read from its entry point's package, never from beside a top-level module
+    (a folder such as site-packages, which other distributions share)."""
+    import json
+
+    import ntpcheck.properties as registry
     from ntpcheck.app.scaleout import claim_seconds
 
-    monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("NTPCHECK_CACHE_DIR", str(tmp_path / "cache"))
     assert claim_seconds.shipped("no-such-paper") == {}
     assert claim_seconds.load("no-such-paper", "default") == {}
+    doc = {"default": {"Lemma 1": 2.0}}
+    (tmp_path / "pkgpaper").mkdir()
+    for where in (tmp_path / "pkgpaper", tmp_path):
+        (where / claim_seconds.FILE).write_text(json.dumps(doc))
+    (tmp_path / "pkgpaper" / "__init__.py").write_text("")
+    (tmp_path / "pkgpaper" / "claims.py").write_text("PAPER = None\n")
+    (tmp_path / "toppaper.py").write_text("PAPER = None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "registered", lambda: {"pkg": "pkgpaper.claims:PAPER", "top": "toppaper:PAPER"})
+    assert claim_seconds.shipped("pkg") == doc
+    assert claim_seconds.shipped("top") == {}
 
 
 def test_a_sharded_run_reports_each_shards_seconds():

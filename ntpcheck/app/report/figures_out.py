@@ -70,11 +70,15 @@ def figure_png(fig, colours: int = COLOURS) -> bytes:
 
     from .figstyle import styled
 
-    with styled():
-        canvas = FigureCanvasAgg(fig)
-        canvas.draw()
-        image = Image.frombuffer("RGBA", canvas.get_width_height(physical=True), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    return _palette_png(image, colours)
+    previous = fig.canvas
+    try:
+        with styled():
+            canvas = FigureCanvasAgg(fig)
+            canvas.draw()
+            image = Image.frombuffer("RGBA", canvas.get_width_height(physical=True), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+            return _palette_png(image, colours)
+    finally:
+        fig.set_canvas(previous)  # the figure keeps no image buffer (about 2 MB each)
 
 
 def write_figures(out_dir: str, results: list, paper: str | None = None) -> int:

@@ -4,9 +4,9 @@ A run on workers ends when its last task does.  Tasks taken in plan order leave 
 wherever the plan put them, often last, and one worker then finishes alone (2.4 s of a 29 s
 ``verify`` on two workers, issue 43).  Started longest first, the tasks left at the end are short
 (the longest-processing-time-first rule of list scheduling).  The estimates are the
-seconds each claim took in the last run of the same paper and profile on this machine; a claim never
-run has none, and a first run keeps plan order.  They only order and place tasks: every task runs with
-the run's seed wherever and whenever it runs, so results never depend on them.
+seconds each claim took in the last run of the same paper and profile on this machine, else those
+the paper ships (below); with neither, a run keeps plan order.  They only order and place tasks:
+every task runs with the run's seed wherever and whenever it runs, so results never depend on them.
 
 A sharded claim (the thorough profile) keeps each shard's seconds, in shard order: its shards are
 tasks of their own, and their seconds differ too much to be guessed as a quarter of the claim's each
@@ -18,19 +18,20 @@ The file is ``claim-seconds.json`` in ``$NTPCHECK_CACHE_DIR``, else ``$XDG_CACHE
 Reading or writing it never stops a run: an unreadable, damaged or unwritable file means no
 estimates (a read-only home, a cluster's service account).
 
-A first run of a paper and profile (no entry in that file) uses the estimates the paper's package
-ships, if it does: a file ``claim-seconds.json`` beside the module its entry point names, as
-``{profile: {claim: seconds or [seconds of each shard]}}`` (:func:`shipped`).  Without any, a first
-thorough run on 16 workers weighs every shard alike: replayed on the fifth round's 16-worker
-timeline with each task kept on its chosen worker, its last worker is done after 58.7 s of tasks,
-against 47.6 s with the first paper's shipped estimates (a one-worker run on the 2-core machine),
-45.9 s with a quarter of their claim totals for each shard, and 35.9 s with that run's own seconds
-(``tests/benchmarks/manycores/placement_replay.py``; issue 43, sixth round).  On two workers a first
-default run took the same time either way, within the machine's noise
-(``tests/benchmarks/manycores/first_run.py``).  Only the ratios between claims matter, so seconds
-measured on another machine serve; the user's own entry, once there is one, replaces them whole
-(seconds of two machines are not mixed).  A one-worker run's seconds understate the claims that
-reuse evidence an earlier claim of their strategy computed, which on workers may be computed again.
+A claim with no seconds of the user's own for a paper and profile (a first run, or one of the claims
+a ``--claims`` or interrupted run did not time) is weighed by the estimates the paper's package ships,
+if it does: a file ``claim-seconds.json`` beside the module its entry point names (in its package),
+as ``{profile: {claim: seconds}}`` (:func:`shipped`), scaled by the median ratio of the user's
+seconds to the shipped ones over the claims both have (seconds of two machines are not mixed
+unscaled).  Without any, a first thorough run on 16 workers weighs every shard alike: replayed on
+the fifth round's 16-worker timeline with each task kept on its chosen worker, its last worker is
+done after 58.7 s of tasks, against 45.9 s with the first paper's shipped estimates (a one-worker
+run on the 2-core machine, a quarter of a claim's seconds for each shard) and 35.9 s with that run's
+own seconds (``tests/benchmarks/manycores/placement_replay.py``; issue 43, sixth round).  Each
+shard's own seconds from the one-worker run replayed worse, 47.6 s: in one process a claim reuses
+evidence an earlier claim of its strategy computed for the same shard, which on workers may be
+computed again, so the built-in papers ship each claim's total.  On two workers a first default run
+took the same time either way, within the machine's noise (``tests/benchmarks/manycores/first_run.py``).
 
 Examples
 --------
@@ -92,15 +93,29 @@ def _profile_entry(doc, profile: str) -> dict:
 
 def _entry(paper: str, profile: str) -> dict:
     """``{claim: seconds or [seconds of each shard]}`` for ``paper`` and ``profile``: the user's file's
-    where it has an entry, else the paper's :func:`shipped` estimates ({} where neither has one)."""
-    return _profile_entry(_read().get(paper, {}), profile) or _profile_entry(shipped(paper), profile)
+    for the claims it has, the paper's :func:`shipped` estimates for the others, scaled by the median
+    ratio of the user's seconds to the shipped ones over the claims both have ({} where neither has
+    one)."""
+    own = _profile_entry(_read().get(paper, {}), profile)
+    ship = {name: _total(s) for name, s in _profile_entry(shipped(paper), profile).items() if _total(s) is not None}
+    ratios = sorted(_total(own[name]) / ship[name] for name in own.keys() & ship.keys()
+                    if ship[name] > 0 and _total(own[name]) is not None)
+    scale = ratios[len(ratios) // 2] if ratios else 1.0
+    return {**{name: s * scale for name, s in ship.items()}, **own}
+
+
+def _total(x) -> float | None:
+    """A claim's seconds (a sharded claim's summed), or None where ``x`` does not read as seconds."""
+    return float(x) if _seconds(x) else float(sum(x)) if _each_shard(x) else None
 
 
 def shipped(paper: str) -> dict:
     """The estimates ``paper``'s package ships: ``{profile: {claim: seconds or [seconds of each
     shard]}}`` read from ``claim-seconds.json`` beside the module its entry point names
-    (:func:`ntpcheck.properties.registered`); {} where the paper is unknown or ships none, or the
-    file does not read as JSON.
+    (:func:`ntpcheck.properties.registered`), in that module's package; {} where the paper is
+    unknown or ships none, its entry point names a top-level module that is not a package (whose
+    folder other distributions share), or the file does not read as JSON.  A plugin declares the
+    file as package data, as ``pyproject.toml`` does for the built-in papers.
 
     Examples
     --------
@@ -117,7 +132,7 @@ def shipped(paper: str) -> dict:
     try:
         module = registered().get(paper, "").partition(":")[0]
         spec = importlib.util.find_spec(module) if module else None
-        if spec is None or not spec.origin:
+        if spec is None or not spec.origin or ("." not in module and spec.submodule_search_locations is None):
             return {}
         doc = json.loads((Path(spec.origin).parent / FILE).read_text(encoding="utf-8"))
     except (NTPCheckError, ImportError, OSError, ValueError):  # no such paper or module, no file, not JSON

@@ -14,7 +14,7 @@ each in seconds of tasks until the last worker is done (start and close not incl
   ``properties/huang2024/claim-seconds.json`` wrapped as ``{"huang2024": ...}``, measured on the
   2-core machine), and by its own seconds in the same run (perfect estimates: a best case);
 - ``dynamic``: tasks taken in the placement's priority order by whichever worker is free first
-  (no worker preferences), for both weighings.
+  (no worker preferences), for each weighing but the count.
 
 These are computations, not runs: the measured run (the fourth round's placement, with Dask's work
 stealing) took 42.8 s of tasks.

@@ -40,8 +40,8 @@ python3 -c "import sys, numpy, numba, cvxpy, dask, hypothesis; print(sys.version
 NT="python3 -m ntpcheck"
 env -u PYTHONDONTWRITEBYTECODE python3 -c "import ntpcheck.app.scaleout.worker_warmup, ntpcheck.app.cli.verify, distributed"
 python3 -c "import cvxpy, distributed, importlib.util as u; print('bytecode:', all(u.cache_from_source(m.__file__) and __import__('os').path.exists(u.cache_from_source(m.__file__)) for m in (cvxpy, distributed)))"
-$NT verify --profile quick --workers 1 --json q1.json > q1.err 2>&1 &
-$NT verify --paper thrampoulidis2024 --profile quick --workers 1 --json q2.json > q2.err 2>&1 &
+NTPCHECK_CACHE_DIR=$RUN/cq $NT verify --profile quick --workers 1 --json q1.json > q1.err 2>&1 &  # no estimates kept for the runs below
+NTPCHECK_CACHE_DIR=$RUN/cq2 $NT verify --paper thrampoulidis2024 --profile quick --workers 1 --json q2.json > q2.err 2>&1 &
 wait; log "numba warm"
 timed() { local name=$1; shift; local s=$(date +%s.%N); "$@" --json "$OUT/$name.json" > "$name.out" 2> "$name.err"; local rc=$?
           echo "$name rc=$rc wall=$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s" | tee -a "$OUT/walls.txt"; }

@@ -6,7 +6,7 @@
 Runs ``ntpcheck verify --workers 1`` for each built-in paper under the default and the thorough
 profile, seed 0, with ``NTPCHECK_CACHE_DIR`` a scratch folder (your own estimates are left as they
 are), then writes each paper's ``{profile: {claim: seconds or [seconds of each shard]}}`` beside its
-``PAPER``.  A first run on workers places its tasks by these (:mod:`ntpcheck.app.scaleout.claim_seconds`);
+``PAPER`` (a sharded claim's seconds summed).  A first run on workers places its tasks by these (:mod:`ntpcheck.app.scaleout.claim_seconds`);
 they never change a result, and only their ratios matter.  Regenerate after adding claims.
 """
 
@@ -26,24 +26,36 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def measure(folder: str) -> None:
-    env = {**os.environ, "NTPCHECK_CACHE_DIR": folder}
-    runs = [[sys.executable, "-m", "ntpcheck", "verify", "--paper", p, "--profile", prof, "--workers", "1",
-             "--json", os.devnull] for p in PAPERS for prof in PROFILES]
+    """Each paper and profile's one-worker run, two at a time (one per core; only the ratios between
+    claims matter), each with a cache folder of its own (two runs writing one file could lose one's
+    seconds), merged into ``folder/claim-seconds.json``."""
+    runs = [(p, prof) for p in PAPERS for prof in PROFILES]
     procs: list = []
-    for argv in runs:  # two at a time, one per core (only the ratios between claims matter)
+    for p, prof in runs:
         if len(procs) == 2:
             procs.pop(0).wait()
-        procs.append(subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL))
-    for p in procs:
-        p.wait()
+        env = {**os.environ, "NTPCHECK_CACHE_DIR": os.path.join(folder, f"{p}-{prof}")}
+        procs.append(subprocess.Popen([sys.executable, "-m", "ntpcheck", "verify", "--paper", p, "--profile", prof,
+                                       "--workers", "1", "--json", os.devnull], env=env, stdout=subprocess.DEVNULL))
+    for proc in procs:
+        proc.wait()
+    merged: dict = {}
+    for p, prof in runs:
+        doc = json.loads((Path(folder) / f"{p}-{prof}" / "claim-seconds.json").read_text(encoding="utf-8"))
+        merged.setdefault(p, {})[prof] = doc[p][prof]
+    (Path(folder) / "claim-seconds.json").write_text(json.dumps(merged), encoding="utf-8")
 
 
 def write(folder: str) -> None:
+    """Each paper's ``{profile: {claim: seconds}}`` from ``folder/claim-seconds.json``, a sharded
+    claim's seconds summed: a one-worker run's shard seconds reflect the evidence earlier claims of
+    the same strategy left in the process, and replayed worse than a quarter of the claim's each
+    (:mod:`ntpcheck.app.scaleout.claim_seconds`)."""
     doc = json.loads((Path(folder) / "claim-seconds.json").read_text(encoding="utf-8"))
     for name, where in PAPERS.items():
         entry = {prof: doc[name][prof] for prof in PROFILES if prof in doc.get(name, {})}
-        rounded = {prof: {c: [round(x, 2) for x in s] if isinstance(s, list) else round(s, 2)
-                          for c, s in sorted(claims.items())} for prof, claims in entry.items()}
+        rounded = {prof: {c: round(sum(s) if isinstance(s, list) else s, 2) for c, s in sorted(claims.items())}
+                   for prof, claims in entry.items()}
         out = ROOT / where / "claim-seconds.json"
         out.write_text(json.dumps(rounded, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         print(f"wrote {out} ({', '.join(f'{p}: {len(c)} claims' for p, c in rounded.items())})")

@@ -1,13 +1,14 @@
-"""When a ``verify`` on a local cluster reaches each phase of its start, in seconds from launch.
+"""When a ``verify`` on a local cluster reaches each phase of its start, in seconds from this
+script's start (after Python's own start, about 0.02 s).
 
     python tests/benchmarks/manycores/start_phases.py [--cold] -- verify --claims ex1 --profile quick --workers 2
 
 Runs the command line after ``--`` (``ntpcheck``'s arguments) in this process, with markers around
 the fork server's prestart, the cluster's start, the run and the close, printed to stderr.
 ``--cold`` runs it with ``PYTHONPYCACHEPREFIX`` a new empty folder and bytecode writes allowed, so
-this process and the fork server compile every module they import, as after a ``pip install
---no-compile`` or a fresh ``--target`` (issue 43, sixth round: the fifth round's 16-core start of
-7.7 s had been measured so).
+this process and the fork server compile every module they import, the standard library's too: an
+upper bound for an install without bytecode (``pip install --no-compile``, a fresh ``--target``;
+issue 43, sixth round: the fifth round's 16-core start of 7.7 s had been measured so).
 """
 
 from __future__ import annotations
