@@ -19,7 +19,7 @@ import os
 
 from ntpcheck.common.atomic import atomic_write_bytes, atomic_write_text, published_directory
 
-__all__ = ["COLOURS", "INDEX", "figure_png", "small_png", "write_figures"]
+__all__ = ["COLOURS", "INDEX", "small_png", "write_figures"]
 
 #: Colours kept in a written figure's palette.
 COLOURS = 64
@@ -40,60 +40,24 @@ def small_png(png: bytes, colours: int = COLOURS) -> bytes:
     """
     from PIL import Image
 
-    return _palette_png(Image.open(io.BytesIO(png)), colours)
-
-
-def _palette_png(image, colours: int) -> bytes:
-    """``image`` (Pillow) as PNG bytes with a palette of at most ``colours`` colours."""
     buf = io.BytesIO()
-    image.convert("RGB").quantize(colors=colours).save(buf, format="PNG", optimize=True)
+    Image.open(io.BytesIO(png)).convert("RGB").quantize(colors=colours).save(buf, format="PNG", optimize=True)
     return buf.getvalue()
-
-
-def figure_png(fig, colours: int = COLOURS) -> bytes:
-    """``fig`` (a claim's figure) drawn once, in the report's style, and encoded once with a palette
-    of at most ``colours`` colours: the pixels of :func:`small_png` of the report's PNG
-    (:func:`.figstyle.png`), without encoding that PNG and decoding it again.
-
-    Examples
-    --------
-    >>> from ntpcheck.app.report.figstyle import new_figure, png
-    >>> fig, axes = new_figure(ncols=1, height=2.5)
-    >>> _ = axes[0, 0].plot([0, 1], [1, 0])
-    >>> from PIL import Image
-    >>> pixels = lambda b: Image.open(io.BytesIO(b)).convert("RGB").tobytes()
-    >>> pixels(figure_png(fig)) == pixels(small_png(png(fig)))
-    True
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image
-
-    from .figstyle import styled
-
-    previous = fig.canvas
-    try:
-        with styled():
-            canvas = FigureCanvasAgg(fig)
-            canvas.draw()
-            image = Image.frombuffer("RGBA", canvas.get_width_height(physical=True), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-            return _palette_png(image, colours)
-    finally:
-        fig.set_canvas(previous)  # the figure keeps no image buffer (about 2 MB each)
 
 
 def write_figures(out_dir: str, results: list, paper: str | None = None) -> int:
     """Write each result's figure and ``INDEX`` into ``out_dir`` (new or empty); the number of figures."""
     from .reportmd import report_items
 
-    items = report_items(results, encode=False)  # each figure encoded once, with its palette
+    items = report_items(results)
     entries, n = [], 0
     with published_directory(out_dir) as staging:  # all at once, as the report
         for it in items:
             r = it.result
             entry = {"claim": r.claim.name, "verdict": r.verdict.value, "caption": it.caption, "file": None}
-            if it.figure is not None:
+            if it.png:
                 entry["file"] = os.path.basename(it.plot)
-                atomic_write_bytes(os.path.join(staging, entry["file"]), figure_png(it.figure))
+                atomic_write_bytes(os.path.join(staging, entry["file"]), small_png(it.png))
                 n += 1
             entries.append(entry)
         atomic_write_text(os.path.join(staging, INDEX),

@@ -76,9 +76,8 @@ def _no_figure(r: ClaimResult) -> str:
             f"({r.verdict.value}), so nothing about its conclusion can be drawn.")
 
 
-def report_items(results: list[ClaimResult], *, encode: bool = True) -> list[ReportItem]:
-    """Each result's figure and caption, with unique anchors and plot names; ``encode=False`` leaves
-    ``png`` None (a caller that encodes the figure itself: :func:`.figures_out.write_figures`)."""
+def report_items(results: list[ClaimResult]) -> list[ReportItem]:
+    """Each result's figure and caption, with unique anchors and plot names."""
     items, used, anchors = [], set(), set()
     for r in results:
         anchor = _unique(_slug(r.claim.name), anchors)
@@ -87,7 +86,7 @@ def report_items(results: list[ClaimResult], *, encode: bool = True) -> list[Rep
             items.append(ReportItem(r, anchor, None, None, _no_figure(r)))
             continue
         name = _unique(f"plots/{_slug(r.claim.name)}", used) + ".png"
-        items.append(ReportItem(r, anchor, png(fig) if encode else None, name, _caption(r, fig.ntpcheck_kind), figure=fig))
+        items.append(ReportItem(r, anchor, png(fig), name, _caption(r, fig.ntpcheck_kind), figure=fig))
     return items
 
 

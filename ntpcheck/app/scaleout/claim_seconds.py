@@ -97,16 +97,15 @@ def _entry(paper: str, profile: str) -> dict:
     ratio of the user's seconds to the shipped ones over the claims both have ({} where neither has
     one)."""
     own = _profile_entry(_read().get(paper, {}), profile)
-    ship = {name: _total(s) for name, s in _profile_entry(shipped(paper), profile).items() if _total(s) is not None}
-    ratios = sorted(_total(own[name]) / ship[name] for name in own.keys() & ship.keys()
-                    if ship[name] > 0 and _total(own[name]) is not None)
+    ship, mine = _totals(_profile_entry(shipped(paper), profile)), _totals(own)
+    ratios = sorted(mine[name] / ship[name] for name in mine.keys() & ship.keys() if ship[name] > 0)
     scale = ratios[len(ratios) // 2] if ratios else 1.0
     return {**{name: s * scale for name, s in ship.items()}, **own}
 
 
-def _total(x) -> float | None:
-    """A claim's seconds (a sharded claim's summed), or None where ``x`` does not read as seconds."""
-    return float(x) if _seconds(x) else float(sum(x)) if _each_shard(x) else None
+def _totals(entry: dict) -> dict[str, float]:
+    """Claim name -> seconds, for the entries of ``entry`` that read as seconds (a sharded claim's summed)."""
+    return {name: float(s) if _seconds(s) else float(sum(s)) for name, s in entry.items() if _seconds(s) or _each_shard(s)}
 
 
 def shipped(paper: str) -> dict:
@@ -152,13 +151,8 @@ def _each_shard(x) -> bool:
 
 def estimates(paper: str, profile: str) -> tuple[dict[str, float], dict[str, tuple[float, ...]]]:
     """:func:`load` and :func:`load_shards` of one reading of the file."""
-    totals, shards = {}, {}
-    for name, s in _entry(paper, profile).items():
-        if _seconds(s):
-            totals[name] = float(s)
-        elif _each_shard(s):
-            totals[name], shards[name] = float(sum(s)), tuple(float(x) for x in s)
-    return totals, shards
+    entry = _entry(paper, profile)
+    return _totals(entry), {name: tuple(float(x) for x in s) for name, s in entry.items() if _each_shard(s)}
 
 
 def load(paper: str, profile: str) -> dict[str, float]:

@@ -18,15 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository root, for the suite's helper
+from tests.app.test_dask import identity  # noqa: E402 - the JSON without timings and the executor
+
 RUN = ("import sys; from ntpcheck.app.scaleout import claim_seconds as c\n"
        "if sys.argv[1] == 'without': c.shipped = lambda paper: {}\n"
        "from ntpcheck.app.cli.cli import main; sys.exit(main(sys.argv[2:]))")
-
-
-def identity(doc: dict) -> dict:
-    doc = {k: v for k, v in doc.items() if k != "executor"}
-    doc["claims"] = [{k: v for k, v in r.items() if k not in ("seconds", "instances_per_second")} for r in doc["claims"]]
-    return doc
 
 
 def main(rounds: int, workers: int, argv: list[str]) -> None:
