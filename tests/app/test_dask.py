@@ -320,17 +320,20 @@ def test_local_workers_run_one_thread_of_everything():
 
 def _worker_state() -> dict:
     """What a worker process has before its first task: the papers' claims imported, one thread
-    of everything, and Dask's malloc trim threshold unset (:func:`.local_cluster.worker_config`)."""
+    of everything, Dask's malloc trim threshold unset, and Dask's settings (:func:`.local_cluster.worker_config`)."""
     import dask
 
     return {"claims imported": "ntpcheck.properties.huang2024" in sys.modules,
             "threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")},
-            "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"), "profiler": dask.config.get("distributed.worker.profile.enabled")}
+            "trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"), "profiler": dask.config.get("distributed.worker.profile.enabled"),
+            "tick": dask.config.get("distributed.admin.tick.interval"),
+            "memory monitor": dask.config.get("distributed.worker.memory.monitor-interval")}
 
 
 def test_local_workers_are_forked_warm_with_one_thread_each():
     """Issue 43: ``--workers N`` forks its workers from a fork server that imported the claims once
-    (POSIX); each has one thread of BLAS and numba, no malloc trim threshold, no profiler."""
+    (POSIX); each has one thread of BLAS and numba, no malloc trim threshold, no profiler, and the
+    event-loop tick and memory monitor slowed (issue 43, seventh round)."""
     from ntpcheck.app.scaleout import local_cluster
     from ntpcheck.app.scaleout.executor import open_executor
 
@@ -341,7 +344,7 @@ def test_local_workers_are_forked_warm_with_one_thread_each():
     assert len(states) == 2
     for s in states:
         assert s == {"claims imported": True, "threads": dict.fromkeys(("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"), "1"),
-                     "trim": None, "profiler": False}
+                     "trim": None, "profiler": False, "tick": "1s", "memory monitor": "500ms"}
 
 
 def test_spawned_workers_give_the_same_json(in_process, tmp_path, monkeypatch):
