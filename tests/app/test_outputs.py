@@ -134,6 +134,46 @@ def test_a_write_that_fails_after_the_run_names_the_users_path(capsys):
     assert ".ntpcheck-" not in err
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this platform")
+def test_a_full_disk_under_the_standard_output_is_one_line_and_exit_2():
+    """``ntpcheck claims > /dev/full``: the write fails while the command prints."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "ntpcheck", "claims"], stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=120)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert p.stderr.startswith("ntpcheck: error:") and "No space left on device" in p.stderr
+
+
+def test_a_buffer_that_cannot_be_written_at_the_end_is_one_line_and_exit_2(capsys, monkeypatch):
+    """What a command printed may still be buffered when it returns (a regular file on a full disk
+    takes the last few KiB only then).  The process ends without Python's teardown (issue 43,
+    seventh round), which had reported that failure only as "Exception ignored" (exit 120): the
+    command's own flush makes it one line and exit status 2; a pipe its reader closed keeps the
+    status."""
+    import errno
+    import sys
+
+    from ntpcheck.app.cli import cli
+
+    class Full:
+        def __init__(self, error):
+            self.error = error
+
+        def flush(self):
+            raise self.error
+
+    monkeypatch.setattr(sys, "stdout", Full(OSError(errno.ENOSPC, "No space left on device")))
+    assert cli._flushed(0) == 2
+    assert capsys.readouterr().err == "ntpcheck: error: the standard output: No space left on device\n"
+    monkeypatch.setattr(sys, "stdout", Full(BrokenPipeError(errno.EPIPE, "Broken pipe")))
+    assert cli._flushed(1) == 1
+    monkeypatch.setattr(sys, "stdout", None)
+    assert cli._flushed(0) == 0
+
+
 def test_compiled_training_in_chunks_is_bit_for_bit_the_same(monkeypatch):
     """The compiled NGD loops return to Python between chunks (so Ctrl-C is seen); the
     trajectory does not depend on the chunk size."""

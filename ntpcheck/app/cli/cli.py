@@ -347,7 +347,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
         # Overflow in a diverging run is reported in the output (stopped, non_finite), not as numpy warnings.
         with np.errstate(all="ignore"):
-            return COMMANDS[args.command](args)
+            return _flushed(COMMANDS[args.command](args))
     except NTPCheckError as e:
         return _fail(str(e))
     except BrokenPipeError:  # pragma: no cover - e.g. `ntpcheck ... | head`
@@ -363,6 +363,22 @@ def _run(argv: Sequence[str] | None) -> int:
 def _interrupted() -> int:  # Ctrl-C outside a run that keeps its finished part
     print("ntpcheck: interrupted", file=sys.stderr)
     return INTERRUPTED
+
+
+def _flushed(status: int) -> int:
+    """``status`` once what the command printed is written: the process then ends without Python's
+    teardown (:func:`ntpcheck.common.interrupt.run_command`), which would have reported a failed
+    write of the standard output's buffer only as "Exception ignored".  A standard output that
+    cannot take it (a full disk) is one line and exit status 2; a pipe closed by its reader
+    (``ntpcheck ... | head``) keeps ``status``."""
+    try:
+        if sys.stdout is not None:  # None: started with the standard output closed (``>&-``)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return status
+    except OSError as e:
+        return _fail(f"the standard output: {e.strerror or e}")
+    return status
 
 
 def _fail(message: str) -> int:

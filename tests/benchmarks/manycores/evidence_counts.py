@@ -74,10 +74,13 @@ def counts(name: str, labels: list[str] | None) -> str:
 
 
 def lanes(progress: str) -> dict[str, list[str]]:
-    """Each worker's claims, from a ``verify --workers N`` run's progress lines."""
+    """Each worker's claims, from a ``verify --workers N`` run's progress lines (an unsharded
+    profile's: a claim whose shards ran on several workers cannot be replayed by claim)."""
     by: dict[str, list[str]] = {}
     for line in open(progress):
-        m = re.match(r"\[\d+/\d+\] (.*): \S+ \(.*, workers? (\S+)\)$", line.strip())
+        m = re.match(r"\[\d+/\d+\] (.*): \S+ \(.*, workers? (.+)\)$", line.strip())
+        if m and "," in m.group(2):
+            sys.exit(f"{progress}: {m.group(1)} ran on several workers ({m.group(2)}): replay an unsharded profile's run")
         if m:
             by.setdefault(m.group(2), []).append(m.group(1))
     return by
