@@ -10,7 +10,7 @@ PAPER --workers N`` run, it then runs each worker's claims (as that run placed t
 process of its own and prints the same counts: the work the placement did twice, as counts,
 which unlike seconds do not depend on the machine's load.  Issue 43, seventh round: for the second
 paper on two workers, 298 gradient-descent runs against 279, 1294 separability LPs against 1287,
-the same 199 regularization paths (docs/guides/cluster.md).
+the same 199 regularization paths; in a second run, only 2 LPs more (docs/guides/cluster.md).
 """
 
 from __future__ import annotations
