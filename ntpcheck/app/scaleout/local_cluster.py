@@ -148,11 +148,11 @@ def worker_config() -> dict[str, Any]:
       unresponsive", silenced here, a heartbeat metric and the dashboard, never a decision) runs
       every 1 s instead of every 20 ms, and the memory monitor (pause, spill, and the nanny's
       terminate at 95 % of a worker's limit) every 0.5 s instead of every 0.1 s: a worker whose
-      memory grows faster than its limit in half a second is stopped later.  Measured on the second paper's verify (default
-      profile, 2 workers on 2 cores; per-thread CPU from ``/proc``, two runs each; issue 43,
-      seventh round): the client's event loop (scheduler and nannies) went from 1.27 to
-      0.60-0.63 s of CPU, each worker's from 0.56-0.87 to 0.15-0.30 s, against 56-62 s of claims.
-      The tick was most of it (alone: 0.76 s and 0.36-0.41 s).
+      memory grows faster than its limit in half a second is stopped later.  Measured on the
+      second paper's verify (default profile, 2 workers on 2 cores; per-thread CPU from
+      ``/proc``, two runs each; issue 43, seventh round): the client's event loop (scheduler and
+      nannies) went from 1.27 to 0.60-0.63 s of CPU, each worker's from 0.56-0.87 to 0.15-0.30 s,
+      against 56-62 s of claims.  The tick was most of it (alone: 0.76 s and 0.36-0.41 s).
     - Workers are forked from a warm fork server where the platform has one
       (:func:`start_forkserver`), else spawned.
 
