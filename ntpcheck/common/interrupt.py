@@ -31,6 +31,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 __all__ = ["run_command", "install", "handling", "requested", "check", "clear", "ignore_further", "exit_now", "exit_quietly", "INTERRUPTED"]
@@ -45,8 +46,27 @@ _SIGNALS = tuple(s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None), ge
                  if s is not None)
 
 
+#: Seconds after a first Ctrl-C during which another one is the same request, not a new one.
+REPEAT_WINDOW = 1.0
+#: When the first request since :func:`install` (or :func:`clear`) came (``time.monotonic()``).
+_first: float = 0.0
+
+
 def _handler(signum, frame) -> None:
-    global _requested, _signum
+    """Record the request and raise :class:`KeyboardInterrupt`, except for a repeat within
+    :data:`REPEAT_WINDOW` seconds of the first: a terminal, ``timeout`` or a scheduler often
+    delivers the signal twice (to the process and to its group), and people press Ctrl-C twice.
+    Raised again while the run is stopping (cancelling its tasks, before it ignores further
+    signals to write what finished), the second :class:`KeyboardInterrupt` would break that
+    off and lose the finished results: with ``--workers 2``, one of 12 runs stopped by
+    ``timeout -s INT`` wrote nothing.  A later Ctrl-C raises again, for a first one that a
+    library swallowed."""
+    global _requested, _signum, _first
+    now = time.monotonic()
+    if _requested and now - _first < REPEAT_WINDOW:
+        return
+    if not _requested:
+        _first = now
     _requested, _signum = True, signum
     raise KeyboardInterrupt
 

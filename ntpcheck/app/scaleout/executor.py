@@ -108,6 +108,7 @@ class InProcess:
                     if progress and len(group) > 1 and s < n - 1:  # no claim of the group is finished yet
                         progress(_pass_line(s + 1, n, [units[searched[i]][0] for i in group]))
         except KeyboardInterrupt:
+            interrupt.ignore_further()  # stopping now: another Ctrl-C must not break off writing what finished
             raise RunInterrupted(plan.interrupted(cells, parts, profile), len(units)) from None
         return cells
 
@@ -207,6 +208,7 @@ class OnDask:
             e.results, e.of = plan.interrupted(cells, parts, profile), len(units)
             raise
         except KeyboardInterrupt:
+            interrupt.ignore_further()  # stopping now: another Ctrl-C must not break off writing what finished
             self.client.cancel(list(futures), force=True)
             raise RunInterrupted(plan.interrupted(cells, parts, profile), len(units)) from None
         return cells
