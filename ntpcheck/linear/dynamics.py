@@ -118,18 +118,29 @@ def checkpoints(n_steps: int, per_decade: int = 20) -> np.ndarray:
 
 def one_minus_cos(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``1 − ⟨A/‖A‖, b/‖b‖⟩ = ½‖A/‖A‖ − b/‖b‖‖²`` over the last two axes of ``A`` (a stack or one
-    matrix), without cancellation near 1; NaN where ``‖A‖ = 0``.
+    matrix), without cancellation near 1; NaN where ``‖A‖ = 0`` or ``A`` has an entry that is not
+    finite.  A matrix whose squared entries overflow or underflow (entries past 1e154 or below
+    1e-154) is scaled by its largest entry first, so its direction is kept: divided by an
+    overflowed norm it read as 0, and ``1 − cos`` as 0.5.
 
     Examples
     --------
     >>> a = np.array([[1.0, 1e-9]]); b = np.array([[1.0, 0.0]])
     >>> float(one_minus_cos(a, b))  # 1 - cos(1e-9) = 5e-19, lost by 1 - <a, b>/|a|
     5e-19
+    >>> one_minus_cos(np.array([[[1e200, 0.0]], [[1e-200, 0.0]], [[np.inf, 0.0]]]), b).tolist()
+    [0.0, 0.0, nan]
     """
     A = np.asarray(A, dtype=float)
-    nA = np.sqrt(np.sum(A * A, axis=(-2, -1), keepdims=True))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diff = A / nA - b / np.linalg.norm(b)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        nA = np.sqrt(np.sum(A * A, axis=(-2, -1), keepdims=True))
+        unit = A / nA
+        s = np.max(np.abs(A), axis=(-2, -1), keepdims=True)
+        redo = (~np.isfinite(nA) | (nA == 0)) & np.isfinite(s) & (s > 0)
+        if redo.any():  # the squares overflowed or underflowed: the same direction, scaled first
+            U = A / np.where(redo, s, 1.0)
+            unit = np.where(redo, U / np.sqrt(np.sum(U * U, axis=(-2, -1), keepdims=True)), unit)
+        diff = unit - b / np.linalg.norm(b)
     return 0.5 * np.sum(diff * diff, axis=(-2, -1))
 
 

@@ -98,13 +98,23 @@ def row_norms(flat: np.ndarray) -> np.ndarray:
     """Frobenius norm of each row, rescaled by its largest entry first (no underflow when squared)."""
     scale = np.max(np.abs(flat), axis=1)
     safe = np.where(scale > 0, scale, 1.0)
-    return scale * np.linalg.norm(flat / safe[:, None], axis=1)
+    with np.errstate(invalid="ignore"):  # a row with an infinite entry: NaN
+        return scale * np.linalg.norm(flat / safe[:, None], axis=1)
 
 
 def _one_minus_cos(flat: np.ndarray, norms: np.ndarray, ref_unit: np.ndarray) -> np.ndarray:
-    """``||w/|w| - r||^2 / 2`` per row ``w`` (``r`` a unit vector): ``1 - cos``, accurate near 0; NaN at w = 0."""
+    """``||w/|w| - r||^2 / 2`` per row ``w`` (``r`` a unit vector): ``1 - cos``, accurate near 0; NaN
+    at w = 0 and where w has an entry that is not finite.
+
+    A row whose norm exceeds the largest float (finite entries near 1e308, as ``t eta_0`` passes
+    it with a huge step size) is normalised after scaling by its largest entry: divided by its
+    overflowed norm it read as 0, ``1 - cos`` as 0.5, which falsified Prop. 1 where it holds."""
     with np.errstate(invalid="ignore", divide="ignore"):
         D = flat / np.where(norms > 0, norms, np.nan)[:, None] - ref_unit[None, :]
+        over = np.isinf(norms) & np.isfinite(flat).all(axis=1)
+        if over.any():
+            U = flat[over] / np.max(np.abs(flat[over]), axis=1)[:, None]
+            D[over] = U / np.linalg.norm(U, axis=1)[:, None] - ref_unit[None, :]
     return 0.5 * np.sum(D * D, axis=1)
 
 
@@ -117,6 +127,8 @@ def one_minus_cos_rows(Ws: np.ndarray, R: np.ndarray) -> np.ndarray:
     >>> import numpy as np
     >>> one_minus_cos_rows(np.array([[[1.0, 0.0]], [[0.0, 2.0]]]), np.array([[3.0, 0.0]])).tolist()
     [0.0, 1.0]
+    >>> one_minus_cos_rows(np.array([[[1e308, 1e308]], [[np.inf, 0.0]]]), np.array([[1.0, 1.0]])).tolist()
+    [0.0, nan]
     """
     flat = Ws.reshape(len(Ws), -1)
     return _one_minus_cos(flat, row_norms(flat), (R / safe_norm(R)).ravel())

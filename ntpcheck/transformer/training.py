@@ -36,7 +36,7 @@ from ntpcheck.common.data import Dataset
 from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
 from .stage1_forms import idealised_stage1, stage1_closed_form, stage1_closed_form_applies
-from .curves import Recorder, StageTrajectory, stage1_margin_fn, stage2_margin_fn
+from .curves import Recorder, StageTrajectory, one_minus_cos_rows, stage1_margin_fn, stage2_margin_fn
 from .structure import Structure, as_structure
 
 __all__ = [
@@ -126,14 +126,19 @@ def collocation_arrays(st: Structure) -> CollocationArrays:
 
 
 def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
-    """``1 - cos(W, R)`` computed as ``||W/|W| - R/|R| ||^2 / 2`` (accurate near 0)."""
-    if R is None:
+    """``1 - cos(W, R)`` computed as ``||W/|W| - R/|R| ||^2 / 2`` (accurate near 0), as the training
+    curves compute it (:func:`.curves.one_minus_cos_rows`, which keeps the direction of a ``W``
+    whose norm overflows); nan where ``R`` is None or either is zero.
+
+    Examples
+    --------
+    >>> W = np.array([[1.0, 1.0], [0.0, 0.0]])
+    >>> one_minus_cos(1e308 * W, W), round(one_minus_cos(W, np.eye(2)), 12)
+    (0.0, 0.5)
+    """
+    if R is None or safe_norm(R) == 0:
         return float("nan")
-    nw, nr = safe_norm(W), safe_norm(R)
-    if nw == 0 or nr == 0:
-        return float("nan")
-    D = W / nw - R / nr
-    return 0.5 * float(np.sum(D * D))
+    return float(one_minus_cos_rows(W[None], R)[0])
 
 
 def recorded_mask(n_steps: int, stride: int) -> np.ndarray:

@@ -253,3 +253,15 @@ def test_report_never_replaces_a_users_directory(capsys, tmp_path, monkeypatch):
     before = sorted(p.name for p in report.iterdir())
     one_line_error(*run(capsys, "verify", "--claims", "Ex. 1", "--report", str(report))[::2], "is not empty")
     assert sorted(p.name for p in report.iterdir()) == before and "report.md" in before
+
+
+def test_a_step_size_whose_run_overflows_falsifies_nothing(capsys, tmp_path):
+    """eta0 = 1e307: ||W_ov^(t)|| = t eta0 passes the largest float at t = 18 while the entries are
+    still finite.  Divided by that overflowed norm, W read as 0 and 1 - cos as 0.5, and Prop. 1
+    was falsified on an instance where it holds (stage 1 is exact under Assumption 2: vacuous)."""
+    data = tmp_path / "d.txt"
+    data.write_text("# parameters: T = 40, T' = 0, eta0 = 1e307\nA -> A\nB -> B\n")
+    code, out, _ = run(capsys, "verify", "--dataset", str(data), "--claims", "Prop. 1", "--json", "-")
+    verdicts = {c["variant"]: c["verdict"] for c in json.loads(out)["claims"]}
+    assert code == 0 and "falsified" not in verdicts.values(), verdicts
+    assert {verdicts[f"k={k}"] for k in (1, 2, 3)} == {"vacuous"}, verdicts
