@@ -89,3 +89,16 @@ def test_verify_figures(tmp_path):
     for name in files:
         with Image.open(out / name) as im:
             assert im.mode == "P" and im.size[0] >= 1000  # a palette, at the report's width
+
+
+def test_reproduce_replaces_nothing_without_overwrite(tmp_path, capsys):
+    """A file of the figure's name in --out (a user's own, or an earlier run's) is never replaced
+    silently: exit 2 before any work, naming it, the file as it was; --overwrite replaces it."""
+    mine = tmp_path / "figure2.csv"
+    mine.write_text("mine\n")
+    assert main(["reproduce", "figure2", "--out", str(tmp_path), "--trials", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "figure2.csv is there already; --overwrite replaces it" in err, err
+    assert mine.read_text() == "mine\n" and not (tmp_path / "figure2.png").exists()
+    assert main(["reproduce", "figure2", "--out", str(tmp_path), "--trials", "2", "--overwrite"]) == 0
+    assert mine.read_text().startswith("curve") and (tmp_path / "figure2.png").exists()

@@ -124,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embeddings-reading", dest="embeddings_reading", choices=["gaussian", "unit", "standard"], default=None,
                    help="linear-fig345: the embeddings, unspecified by the paper: N(0, I/d) (default), unit-norm, N(0, I)")
     p.add_argument("--out", default=".", help="output directory (default: current)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the figure's files where --out has them already (without it such a run is refused)")
     p.add_argument("--seed", type=_seed, default=None, help="seed of the random datasets (default 0)")
     p.add_argument("--trials", type=_at_least(1), default=None, help="figure2: trials for the test-loss panel (default 20)")
 
@@ -298,32 +300,9 @@ def cmd_new_paper(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    import time
+    from .reproduce import run_reproduce
 
-    import io
-    import os
-
-    from ntpcheck.common.atomic import atomic_write_bytes
-
-    from ntpcheck.app.report.figures import csv_text, figure2, figure2_data
-
-    t0 = time.perf_counter()
-    if args.figure == "algorithms":
-        from ntpcheck.app.report.algorithms_figure import reproduce_algorithms
-
-        return reproduce_algorithms(args.out, args.seed, t0)
-    if args.figure.startswith("linear-"):
-        from ntpcheck.app.report.linear_figures import reproduce_linear
-
-        return reproduce_linear(args.figure, args.out, args.seed, args.embeddings_reading)
-    fd = figure2_data(args.seed, args.trials)
-    png, csvp = os.path.join(args.out, "figure2.png"), os.path.join(args.out, "figure2.csv")
-    atomic_write_bytes(csvp, csv_text(fd).encode())
-    buf = io.BytesIO()
-    figure2(fd).savefig(buf, format="png", dpi=110)
-    atomic_write_bytes(png, buf.getvalue())
-    print(f"wrote {png} and {csvp} ({time.perf_counter() - t0:.1f} s)")
-    return 0
+    return run_reproduce(args)
 
 
 COMMANDS = {"campaign": cmd_campaign, "claims": cmd_claims, "papers": cmd_papers, "new-paper": cmd_new_paper, "reproduce": cmd_reproduce, "bench": cmd_bench, "check": cmd_check, "solve": cmd_solve, "train": cmd_train, "verify": cmd_verify, "matrix": cmd_matrix}
