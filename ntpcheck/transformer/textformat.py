@@ -58,6 +58,7 @@ from pathlib import Path
 from .builtin import BUILTIN_TEXTS, names
 from ntpcheck.common.data import Dataset, Sample, validate_token
 from ntpcheck.common.errors import DatasetFormatError, ResourceLimitError
+from ntpcheck.common.sample import skeleton
 from .textheader import Header, HeaderReader
 from ntpcheck.common.textwriter import dumps  # re-exported: the format's reader and writer are one API
 
@@ -258,20 +259,27 @@ def _check_keyword(words: list[str], lineno: int, source: str | None) -> None:
 
 
 class _Twins:
-    """Tokens that differ only by Unicode normalisation (``caf\u00e9`` composed and decomposed)
-    print alike but would be two tokens: the second one seen is refused, naming both lines."""
+    """Tokens that print alike but would be two tokens: the second one seen is refused, naming both
+    lines.  Those that differ only by Unicode normalisation (``caf\u00e9`` composed and decomposed),
+    and look-alikes (:func:`~ntpcheck.common.sample.skeleton`: Latin ``a`` and Cyrillic ``\u0430``,
+    ``A`` and full-width ``\uff21``)."""
 
     def __init__(self, source: str | None) -> None:
         self.source = source
         self.seen: dict[str, tuple[str, int]] = {}
 
     def add(self, tok: str, lineno: int) -> None:
-        key = tok if tok.isascii() else unicodedata.normalize("NFC", tok)
-        first = self.seen.setdefault(key, (tok, lineno))
-        if first[0] != tok:
+        first = self.seen.setdefault(skeleton(tok), (tok, lineno))
+        if first[0] == tok:
+            return
+        if unicodedata.normalize("NFC", tok) == unicodedata.normalize("NFC", first[0]):
             raise DatasetFormatError(
                 f"token {tok!r} and token {first[0]!r} (line {first[1]}) differ only by Unicode normalisation "
                 "(composed and decomposed accents); write both the same way", lineno, self.source)
+        odd = next(ch for ch in tok + first[0] if not ch.isascii())
+        raise DatasetFormatError(
+            f"token {tok!r} and token {first[0]!r} (line {first[1]}) look alike but are different tokens "
+            f"(U+{ord(odd):04X} {unicodedata.name(odd, 'unnamed')}); rename one", lineno, self.source)
 
 
 def load_file(path: str | os.PathLike) -> Dataset:

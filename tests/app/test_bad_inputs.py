@@ -172,6 +172,12 @@ CASES = [
     Case("matrix-claims-no-cells", ("matrix", "--claims", "Ex. 1"), "no cells in the matrix"),
     # ---- executor (issue 32): refused before any work ----------------------------------
     Case("workers-zero", ("verify", "--workers", "0"), "argument --workers: '0' must be >= 1"),
+    Case("workers-negative", ("verify", "--workers", "-1"), "argument --workers: '-1' must be >= 1"),
+    Case("bench-linear-sizes", ("bench", "--linear", "--sizes", "10"), "--sizes does not apply to bench --linear"),
+    Case("seed-full-width-digit", ("verify", "--seed", "\uff11"), "is not an integer (ASCII digits 0-9)"),
+    Case("dim-too-large", ("check", "example1", "--embeddings", "orthonormal", "--dim", "100000000"),
+         "is larger than the largest dimension ntpcheck takes (100000)"),
+    Case("campaign-summary-missing", ("campaign", "--summary", "{tmp}/nope.jsonl"), "nope.jsonl: no such file"),
     Case("workers-text", ("matrix", "--workers", "many"), "argument --workers: 'many' is not an integer"),
     Case("scheduler-malformed", ("verify", "--scheduler", "http//nowhere"), "--scheduler 'http//nowhere': not a scheduler address"),
     Case("scheduler-bad-port", ("matrix", "--scheduler", "tcp://127.0.0.1:99999"), "not a scheduler address"),

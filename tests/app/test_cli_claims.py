@@ -265,3 +265,11 @@ def test_a_step_size_whose_run_overflows_falsifies_nothing(capsys, tmp_path):
     verdicts = {c["variant"]: c["verdict"] for c in json.loads(out)["claims"]}
     assert code == 0 and "falsified" not in verdicts.values(), verdicts
     assert {verdicts[f"k={k}"] for k in (1, 2, 3)} == {"vacuous"}, verdicts
+
+
+def test_the_dim_limit_is_the_embeddings_files():
+    """``--dim`` and an embeddings file's header take the same largest dimension."""
+    from ntpcheck.app.cli.argtypes import MAX_DIM
+    from ntpcheck.transformer.textheader import MAX_DIM as FILE_MAX_DIM
+
+    assert MAX_DIM == FILE_MAX_DIM

@@ -97,6 +97,10 @@ def test_round_trip_property(ss, shuffle_vocab):
         ("VOCAB: A B\nA -> B\n", 1, "write it 'vocab:'"),
         ("A -> B\nVocab: A B\n", 2, "write it 'vocab:'"),
         ("caf\u00e9 -> A\nA cafe\u0301\n", 2, "(line 1) differ only by Unicode normalisation"),
+        # tokens that print alike: Latin and Cyrillic, ASCII and full-width (found by a new user's trial)
+        ("a b -> a\n\u0430 b -> b\n", 2, "token '\u0430' and token 'a' (line 1) look alike but are different tokens (U+0430 CYRILLIC"),
+        ("A B -> A\n\uff21 B -> B\n", 2, "look alike but are different tokens (U+FF21 FULLWIDTH"),
+        ("\u0421\u043e\u0440 -> x\nCop -> y\n", 2, "look alike"),
     ],
 )
 def test_bad_input_names_line(text, line, fragment):
@@ -104,6 +108,12 @@ def test_bad_input_names_line(text, line, fragment):
         loads(text)
     assert e.value.line == line
     assert f"line {line}" in str(e.value) and fragment in str(e.value)
+
+
+def test_distinct_looking_tokens_of_other_scripts_are_kept():
+    """Only look-alikes are refused: a Cyrillic or Greek token beside Latin ones it does not resemble loads."""
+    ds = loads("\u043a\u043e\u0442 -> a\n\u03b1 b -> b\na -> \u03b1\n")
+    assert "\u043a\u043e\u0442" in ds.vocab and "\u03b1" in ds.vocab
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "   \n"])

@@ -19,7 +19,7 @@ from ntpcheck.common import interrupt
 from ntpcheck.common.errors import NTPCheckError
 from ntpcheck.common.interrupt import INTERRUPTED
 
-from .argtypes import at_least as _at_least, non_negative_int as _non_negative_int, steps as _steps, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
+from .argtypes import at_least as _at_least, dim as _dim, non_negative_int as _non_negative_int, steps as _steps, positive_float as _positive_float, seed as _seed, vocab_sizes as _vocab_sizes
 from .options import ascii_safe_streams, check_options
 
 # numpy, the claims and the renderers are imported by the commands that use them: `ntpcheck --help`
@@ -68,7 +68,7 @@ def _add_embeddings(p: argparse.ArgumentParser) -> None:
     p.add_argument("--embeddings", default=None,
                    help="canonical, orthonormal (random, see --dim/--seed), or a text file with a d x |V| matrix "
                         "(default: the dataset file's header's, else canonical)")
-    p.add_argument("--dim", type=_at_least(1), default=None, help="d for --embeddings orthonormal (default |V|)")
+    p.add_argument("--dim", type=_dim, default=None, help="d for --embeddings orthonormal (default |V|)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,9 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trials", type=_at_least(1), default=None, help="figure2: trials for the test-loss panel (default 20)")
 
     p = sub.add_parser("bench", help="max-margin solver benchmark (exact vs cvxpy solvers)")
-    p.add_argument("--sizes", type=_vocab_sizes, default=[10, 100, 400, 2000], help="comma-separated |V| values, each at least 8 (default 10,100,400,2000)")
+    p.add_argument("--sizes", type=_vocab_sizes, default=None, help="comma-separated |V| values, each at least 8 (default 10,100,400,2000)")
     p.add_argument("--repeat", type=_at_least(1), default=3, help="runs per method (best is kept)")
-    p.add_argument("--cvxpy-max", type=_non_negative_int, default=400, help="largest |V| given to the cvxpy solvers (default 400)")
+    p.add_argument("--cvxpy-max", type=_non_negative_int, default=None, help="largest |V| given to the cvxpy solvers (default 400)")
     p.add_argument("--linear", action="store_true", help="instead: the linear model's NTP-SVM W^mm (Thrampoulidis 2024, Def. 3) "
                                                          "against one vectorised cvxpy solve, at d/m/V = 6/4/6, 25/20/10, 60/50/10")
     _add_json(p, "the timings as ")

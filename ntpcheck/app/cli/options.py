@@ -35,7 +35,7 @@ from ntpcheck.common.errors import NTPCheckError, OutputPathError
 __all__ = ["ascii_safe_streams", "check_options", "DEFAULTS"]
 
 #: The documented defaults of the options that default to None in the parser.
-DEFAULTS = {"seed": 0, "pinned": True, "trials": 20}
+DEFAULTS = {"seed": 0, "pinned": True, "trials": 20, "sizes": [10, 100, 400, 2000], "cvxpy_max": 400}
 
 
 def ascii_safe_streams() -> None:
@@ -79,6 +79,11 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
             if given(name):
                 raise NTPCheckError(f"--{name.replace('pinned', 'no-pinned')} does not apply to campaign --summary, which reads "
                                     "the settings of the campaign from its file")
+    if args.command == "bench" and args.linear:
+        for name in ("sizes", "cvxpy_max"):
+            if given(name):
+                raise NTPCheckError(f"--{name.replace('_', '-')} does not apply to bench --linear, which times the three "
+                                    "sizes of issue 43 (d/m/V = 6/4/6, 25/20/10, 60/50/10)")
     if args.command == "reproduce" and args.figure != "figure2" and given("trials"):
         raise NTPCheckError(f"--trials only applies to reproduce figure2, not to reproduce {args.figure}")
     if args.command == "reproduce" and args.figure != "linear-fig345" and given("embeddings_reading"):
