@@ -64,6 +64,8 @@ def _handler(signum, frame) -> None:
     global _requested, _signum, _first
     now = time.monotonic()
     if _requested and now - _first < REPEAT_WINDOW:
+        if _signum == signal.SIGINT:  # a scheduler's SIGTERM (or SIGHUP) right after: its exit status
+            _signum = signum
         return
     if not _requested:
         _first = now
@@ -130,8 +132,10 @@ def exit_quietly() -> None:
 
 def ignore_further() -> None:
     """Ignore Ctrl-C from now on: called once an interrupted run writes what it finished, so that
-    a second Ctrl-C (people press it twice) cannot lose those results half-way."""
-    if threading.current_thread() is threading.main_thread():
+    a second Ctrl-C (people press it twice) cannot lose those results half-way.  Only where this
+    module's handler is in place (a command, :func:`handling`): a library caller's own handlers,
+    and the Ctrl-C of a test session or a notebook, are left as they are."""
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is _handler:
         for sig in _SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
 

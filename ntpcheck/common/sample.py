@@ -16,7 +16,7 @@ from typing import Sequence
 
 from .errors import DatasetFormatError
 
-__all__ = ["Sample", "validate_token", "arrow_lookalike", "invisible_character", "skeleton", "merge_samples", "first_of_key", "RESERVED_TOKENS"]
+__all__ = ["Sample", "validate_token", "arrow_lookalike", "invisible_character", "skeleton", "lookalike_character", "merge_samples", "first_of_key", "RESERVED_TOKENS"]
 
 #: Words that the text format gives a meaning to and that cannot be tokens.
 RESERVED_TOKENS = frozenset({"->", "vocab:"})
@@ -46,30 +46,52 @@ def arrow_lookalike(token: str) -> bool:
     return any(lo <= ord(ch) <= hi for ch in token for lo, hi in _ARROW_BLOCKS)
 
 
-#: Cyrillic and Greek letters drawn like a Latin letter in common fonts, with that letter.
-_HOMOGLYPHS = str.maketrans(
-    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u0501\u051b\u051d"
-    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0405\u0406\u0408"
-    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf",
-    "aeopcyxsijhdqw"
-    "ABEKMHOPCTXSIJ"
-    "ABEZHIKMNOPTYXo")
+#: Cyrillic and Greek letters drawn like a Latin letter in common fonts, with that letter, and the
+#: full-width forms of ASCII (U+FF01-FF5E) with their ASCII character.
+_HOMOGLYPHS = {
+    **str.maketrans(
+        "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0455\u0456\u0458\u04bb\u0501\u051b\u051d"
+        "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0405\u0406\u0408"
+        "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7\u03bf",
+        "aeopcyxsijhdqw"
+        "ABEKMHOPCTXSIJ"
+        "ABEZHIKMNOPTYXo"),
+    **{c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)},
+}
 
 
 def skeleton(token: str) -> str:
-    """What ``token`` looks like: its NFKC form (full-width ``\uff21`` is ``A``, ``\ufb01`` is ``fi``,
-    composed and decomposed accents agree) with the Cyrillic and Greek letters that are drawn like a
-    Latin one replaced by it (Cyrillic ``\u0430`` is ``a``, Greek ``\u039f`` is ``O``).  Two tokens with
-    one skeleton print alike but are different tokens.  ASCII is its own skeleton.
+    """What ``token`` looks like: its NFC form (composed and decomposed accents agree) with the
+    full-width forms of ASCII replaced by ASCII (``\uff21`` is ``A``) and the Cyrillic and Greek
+    letters drawn like a Latin one replaced by it (Cyrillic ``\u0430`` is ``a``, Greek ``\u039f`` is
+    ``O``).  Two tokens with one skeleton print alike but are different tokens.  Characters that
+    only compatibility forms relate but that look different stay apart (``x\u00b2`` and ``x2``, the
+    symbol ``\u03d5`` and the letter ``\u03c6``).  ASCII is its own skeleton.
 
     Examples
     --------
-    >>> [skeleton(t) for t in ("a", "\u0430", "\uff21", "cafe\u0301", "\u0421\u043e\u0440")]
-    ['a', 'a', 'A', 'café', 'Cop']
+    >>> [skeleton(t) for t in ("a", "\u0430", "\uff21", "cafe\u0301", "\u0421\u043e\u0440", "x\u00b2")]
+    ['a', 'a', 'A', 'café', 'Cop', 'x²']
     """
     if token.isascii():
         return token
-    return unicodedata.normalize("NFKC", token).translate(_HOMOGLYPHS)
+    return unicodedata.normalize("NFC", token).translate(_HOMOGLYPHS)
+
+
+def lookalike_character(a: str, b: str) -> str:
+    """The character that makes ``a`` and ``b`` (tokens with one :func:`skeleton`) differ: at the first
+    place where their NFC forms differ, the one that is not ASCII.
+
+    Examples
+    --------
+    >>> lookalike_character("na\u00efve", "na\u00efv\u0435")
+    'е'
+    """
+    x, y = unicodedata.normalize("NFC", a), unicodedata.normalize("NFC", b)
+    for p, q in zip(x, y):
+        if p != q:
+            return q if p.isascii() else p
+    return next((ch for ch in x + y if not ch.isascii()), x[:1] or y[:1])
 
 
 def invisible_character(text: str) -> str | None:

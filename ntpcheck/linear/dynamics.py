@@ -119,9 +119,9 @@ def checkpoints(n_steps: int, per_decade: int = 20) -> np.ndarray:
 def one_minus_cos(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``1 − ⟨A/‖A‖, b/‖b‖⟩ = ½‖A/‖A‖ − b/‖b‖‖²`` over the last two axes of ``A`` (a stack or one
     matrix), without cancellation near 1; NaN where ``‖A‖ = 0`` or ``A`` has an entry that is not
-    finite.  A matrix whose squared entries overflow or underflow (entries past 1e154 or below
-    1e-154) is scaled by its largest entry first, so its direction is kept: divided by an
-    overflowed norm it read as 0, and ``1 − cos`` as 0.5.
+    finite.  A matrix whose sum of squares overflows (entries past about 1e154), or underflows to
+    0 altogether (every entry below about 1e-162), is scaled by its largest entry first, so its
+    direction is kept: divided by an overflowed norm it read as 0, and ``1 − cos`` as 0.5.
 
     Examples
     --------

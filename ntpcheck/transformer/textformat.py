@@ -58,7 +58,7 @@ from pathlib import Path
 from .builtin import BUILTIN_TEXTS, names
 from ntpcheck.common.data import Dataset, Sample, validate_token
 from ntpcheck.common.errors import DatasetFormatError, ResourceLimitError
-from ntpcheck.common.sample import skeleton
+from ntpcheck.common.sample import lookalike_character, skeleton
 from .textheader import Header, HeaderReader
 from ntpcheck.common.textwriter import dumps  # re-exported: the format's reader and writer are one API
 
@@ -262,7 +262,7 @@ class _Twins:
     """Tokens that print alike but would be two tokens: the second one seen is refused, naming both
     lines.  Those that differ only by Unicode normalisation (``caf\u00e9`` composed and decomposed),
     and look-alikes (:func:`~ntpcheck.common.sample.skeleton`: Latin ``a`` and Cyrillic ``\u0430``,
-    ``A`` and full-width ``\uff21``)."""
+    ``A`` and full-width ``\uff21``; the error names the character, :func:`~ntpcheck.common.sample.lookalike_character`)."""
 
     def __init__(self, source: str | None) -> None:
         self.source = source
@@ -276,7 +276,7 @@ class _Twins:
             raise DatasetFormatError(
                 f"token {tok!r} and token {first[0]!r} (line {first[1]}) differ only by Unicode normalisation "
                 "(composed and decomposed accents); write both the same way", lineno, self.source)
-        odd = next(ch for ch in tok + first[0] if not ch.isascii())
+        odd = lookalike_character(tok, first[0])
         raise DatasetFormatError(
             f"token {tok!r} and token {first[0]!r} (line {first[1]}) look alike but are different tokens "
             f"(U+{ord(odd):04X} {unicodedata.name(odd, 'unnamed')}); rename one", lineno, self.source)

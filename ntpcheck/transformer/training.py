@@ -36,7 +36,7 @@ from ntpcheck.common.data import Dataset
 from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
 from .stage1_forms import idealised_stage1, stage1_closed_form, stage1_closed_form_applies
-from .curves import Recorder, StageTrajectory, one_minus_cos_rows, stage1_margin_fn, stage2_margin_fn
+from .curves import Recorder, StageTrajectory, stage1_margin_fn, stage2_margin_fn
 from .structure import Structure, as_structure
 
 __all__ = [
@@ -126,9 +126,8 @@ def collocation_arrays(st: Structure) -> CollocationArrays:
 
 
 def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
-    """``1 - cos(W, R)`` computed as ``||W/|W| - R/|R| ||^2 / 2`` (accurate near 0), as the training
-    curves compute it (:func:`.curves.one_minus_cos_rows`, which keeps the direction of a ``W``
-    whose norm overflows); nan where ``R`` is None or either is zero.
+    """``1 - cos(W, R) = ||W/|W| - R/|R| ||^2 / 2`` (accurate near 0; nan where ``R`` is None or either is
+    0); a ``W`` whose norm overflows is scaled by its largest entry first (:func:`.curves.one_minus_cos_rows`).
 
     Examples
     --------
@@ -136,9 +135,17 @@ def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
     >>> one_minus_cos(1e308 * W, W), round(one_minus_cos(W, np.eye(2)), 12)
     (0.0, 0.5)
     """
-    if R is None or safe_norm(R) == 0:
+    if R is None:
         return float("nan")
-    return float(one_minus_cos_rows(W[None], R)[0])
+    nw, nr = safe_norm(W), safe_norm(R)
+    if nw == 0 or nr == 0:
+        return float("nan")
+    if math.isinf(nw) and np.isfinite(W).all():
+        U = W / float(np.max(np.abs(W)))
+        D = U / float(np.linalg.norm(U)) - R / nr
+    else:
+        D = W / nw - R / nr
+    return 0.5 * float(np.sum(D * D))
 
 
 def recorded_mask(n_steps: int, stride: int) -> np.ndarray:

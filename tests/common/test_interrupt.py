@@ -47,3 +47,24 @@ def test_the_window_starts_again_after_clear():
         assert not interrupt.requested()
         with pytest.raises(KeyboardInterrupt):
             _signal_self()  # a new request, raised
+
+
+def test_a_schedulers_stop_right_after_ctrl_c_gives_its_status():
+    """SIGTERM within the window after SIGINT is absorbed too, but the exit status becomes 143."""
+    with interrupt.handling():
+        with pytest.raises(KeyboardInterrupt):
+            _signal_self()
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert interrupt._signum == signal.SIGTERM
+
+
+def test_ignoring_further_signals_is_for_commands_only():
+    """A library caller (a test session, a notebook) keeps its own Ctrl-C: only under this module's
+    handler (a command) are further signals ignored while the finished results are written."""
+    before = signal.getsignal(signal.SIGINT)
+    interrupt.ignore_further()
+    assert signal.getsignal(signal.SIGINT) is before
+    with interrupt.handling():
+        interrupt.ignore_further()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    assert signal.getsignal(signal.SIGINT) is before

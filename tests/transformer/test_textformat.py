@@ -101,6 +101,7 @@ def test_round_trip_property(ss, shuffle_vocab):
         ("a b -> a\n\u0430 b -> b\n", 2, "token '\u0430' and token 'a' (line 1) look alike but are different tokens (U+0430 CYRILLIC"),
         ("A B -> A\n\uff21 B -> B\n", 2, "look alike but are different tokens (U+FF21 FULLWIDTH"),
         ("\u0421\u043e\u0440 -> x\nCop -> y\n", 2, "look alike"),
+        ("na\u00efve -> x\nna\u00efv\u0435 -> y\n", 2, "(U+0435 CYRILLIC SMALL LETTER IE)"),
     ],
 )
 def test_bad_input_names_line(text, line, fragment):
@@ -114,6 +115,9 @@ def test_distinct_looking_tokens_of_other_scripts_are_kept():
     """Only look-alikes are refused: a Cyrillic or Greek token beside Latin ones it does not resemble loads."""
     ds = loads("\u043a\u043e\u0442 -> a\n\u03b1 b -> b\na -> \u03b1\n")
     assert "\u043a\u043e\u0442" in ds.vocab and "\u03b1" in ds.vocab
+    # related only by compatibility forms, and drawn differently: kept apart
+    for a, b in (("x\u00b2", "x2"), ("\u03d5", "\u03c6"), ("H\u2082O", "H2O"), ("\uff76", "\u30ab")):
+        assert {a, b} <= set(loads(f"{a} -> {b}\n{b} -> {a}\n").vocab)
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "   \n"])

@@ -189,7 +189,7 @@ def run_campaign(args) -> int:
 
 def _summary(args) -> int:
     """``campaign --summary FILE``: each unit's batches merged; the verify and matrix tables and JSON."""
-    if not os.path.lexists(args.summary):
+    if not os.path.exists(args.summary):
         raise NTPCheckError(f"--summary {args.summary}: no such file (ntpcheck campaign --minutes M --file FILE writes one)")
     batches = read_batches(args.summary)
     if not batches:

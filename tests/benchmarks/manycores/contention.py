@@ -43,11 +43,14 @@ def copies(argv: list[str], k: int, cores: list[int]) -> list[float]:
             p = subprocess.Popen([sys.executable, "-m", "ntpcheck", *argv], env=env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL, preexec_fn=lambda c=core: os.sched_setaffinity(0, {c}))
             procs.append((p, t0))
-        seconds = []
-        for p, t0 in procs:
-            if p.wait() != 0:
-                raise SystemExit(f"a copy exited with status {p.returncode}: ntpcheck {' '.join(argv)}")
-            seconds.append(time.perf_counter() - t0)
+        seconds: list[float | None] = [None] * k
+        while None in seconds:  # each copy's end as it comes (waiting in order would give later ends to earlier copies)
+            for i, (p, t0) in enumerate(procs):
+                if seconds[i] is None and p.poll() is not None:
+                    if p.returncode != 0:
+                        raise SystemExit(f"a copy exited with status {p.returncode}: ntpcheck {' '.join(argv)}")
+                    seconds[i] = time.perf_counter() - t0
+            time.sleep(0.01)
     return seconds
 
 

@@ -62,8 +62,8 @@ left=$(awk -v a="$T0" -v b="$(date +%s.%N)" -v d="$DEADLINE" 'BEGIN{printf "%d",
 [ "$left" -gt 0 ] || { echo "no time left for the one-worker runs (DEADLINE=$DEADLINE)"; exit 1; }
 log "one worker, $left s left"
 ONE="env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1"
-(NTPCHECK_CACHE_DIR=$RUN/c1 timed p1w1 timeout -s INT "$left" taskset -c "$C1" $ONE $NT verify --profile "$PROFILE" --workers 1) &
-[ "$P2" = 1 ] && (NTPCHECK_CACHE_DIR=$RUN/c2 timed p2w1 timeout -s INT "$left" taskset -c "$C2" $ONE $NT verify --paper thrampoulidis2024 --profile "$PROFILE" --workers 1) &
+(NTPCHECK_CACHE_DIR=$RUN/c1 timed p1w1 timeout -s INT -k 20 "$left" taskset -c "$C1" $ONE $NT verify --profile "$PROFILE" --workers 1) &
+[ "$P2" = 1 ] && (NTPCHECK_CACHE_DIR=$RUN/c2 timed p2w1 timeout -s INT -k 20 "$left" taskset -c "$C2" $ONE $NT verify --paper thrampoulidis2024 --profile "$PROFILE" --workers 1) &
 wait
 python3 - "$OUT" "$N" <<'PY'
 import json, sys
