@@ -74,10 +74,14 @@ def _handler(signum, frame) -> None:
 
 
 def _unraisable(hook):
-    """``sys.unraisablehook`` that drops a :class:`KeyboardInterrupt` raised inside a finaliser
-    (Python would print it as "Exception ignored ... Traceback"): :func:`check` raises it again."""
+    """``sys.unraisablehook`` that, once Ctrl-C was pressed, drops what a finaliser raises (Python
+    would print it as "Exception ignored ... Traceback"): the :class:`KeyboardInterrupt` itself,
+    which :func:`check` raises again, and the errors of objects it left half-built.  A Ctrl-C
+    landing while numba compiled left an llvmlite ``ValueRef`` without its handle, whose
+    ``__del__`` then raised ``AttributeError`` as the process ended (``reproduce figure2``, clean-clone
+    CI).  Before any Ctrl-C every finaliser error is printed as usual."""
     def unraisable(info) -> None:
-        if not (isinstance(info.exc_value, KeyboardInterrupt) and _requested):
+        if not _requested:
             hook(info)
 
     return unraisable

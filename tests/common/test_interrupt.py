@@ -68,3 +68,27 @@ def test_ignoring_further_signals_is_for_commands_only():
         interrupt.ignore_further()
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_after_ctrl_c_a_finalisers_error_is_not_printed(monkeypatch):
+    """An object that the interrupted code left half-built may fail in its ``__del__`` (an llvmlite
+    ``ValueRef`` interrupted while numba compiled): after a Ctrl-C that is not printed; before one it is."""
+    import gc
+    import sys
+
+    seen: list = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda info: seen.append(str(info.exc_value)))
+
+    class HalfBuilt:
+        def __del__(self):
+            raise AttributeError("no handle")
+
+    with interrupt.handling():
+        HalfBuilt()
+        gc.collect()
+        assert seen == ["no handle"]
+        with pytest.raises(KeyboardInterrupt):
+            _signal_self()
+        HalfBuilt()
+        gc.collect()
+        assert seen == ["no handle"]
