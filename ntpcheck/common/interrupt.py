@@ -48,13 +48,13 @@ _SIGNALS = tuple(s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None), ge
 
 #: Seconds after a first Ctrl-C during which another one is the same request, not a new one.
 REPEAT_WINDOW = 1.0
-#: When the first request since :func:`install` (or :func:`clear`) came (``time.monotonic()``).
+#: When the last request that raised came (``time.monotonic()``).
 _first: float = 0.0
 
 
 def _handler(signum, frame) -> None:
     """Record the request and raise :class:`KeyboardInterrupt`, except for a repeat within
-    :data:`REPEAT_WINDOW` seconds of the first: a terminal, ``timeout`` or a scheduler often
+    :data:`REPEAT_WINDOW` seconds of the last one raised: a terminal, ``timeout`` or a scheduler often
     delivers the signal twice (to the process and to its group), and people press Ctrl-C twice.
     Raised again while the run is stopping (cancelling its tasks, before it ignores further
     signals to write what finished), the second :class:`KeyboardInterrupt` would break that
@@ -67,9 +67,7 @@ def _handler(signum, frame) -> None:
         if _signum == signal.SIGINT:  # a scheduler's SIGTERM (or SIGHUP) right after: its exit status
             _signum = signum
         return
-    if not _requested:
-        _first = now
-    _requested, _signum = True, signum
+    _requested, _signum, _first = True, signum, now
     raise KeyboardInterrupt
 
 

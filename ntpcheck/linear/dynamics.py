@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ntpcheck.common.directions import scaled_unit
+
 from .data import NTPData
 from .excess import excess
 from .loss import entropy, smoothness_bound
@@ -135,11 +137,9 @@ def one_minus_cos(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
         nA = np.sqrt(np.sum(A * A, axis=(-2, -1), keepdims=True))
         unit = A / nA
-        s = np.max(np.abs(A), axis=(-2, -1), keepdims=True)
-        redo = (~np.isfinite(nA) | (nA == 0)) & np.isfinite(s) & (s > 0)
+        redo = ~np.isfinite(nA) | (nA == 0)
         if redo.any():  # the squares overflowed or underflowed: the same direction, scaled first
-            U = A / np.where(redo, s, 1.0)
-            unit = np.where(redo, U / np.sqrt(np.sum(U * U, axis=(-2, -1), keepdims=True)), unit)
+            unit = np.where(redo, scaled_unit(A, axis=(-2, -1)), unit)
         diff = unit - b / np.linalg.norm(b)
     return 0.5 * np.sum(diff * diff, axis=(-2, -1))
 

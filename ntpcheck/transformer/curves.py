@@ -16,6 +16,7 @@ import numpy as np
 
 from .embeddings import is_canonical
 from .model import CollocationArrays, safe_norm
+from ntpcheck.common.directions import scaled_unit
 from .structure import Structure
 
 __all__ = ["StageTrajectory", "Recorder", "one_minus_cos_rows", "row_norms", "stage1_margin_fn", "stage2_margin_fn"]
@@ -113,8 +114,7 @@ def _one_minus_cos(flat: np.ndarray, norms: np.ndarray, ref_unit: np.ndarray) ->
         D = flat / np.where(norms > 0, norms, np.nan)[:, None] - ref_unit[None, :]
         over = np.isinf(norms) & np.isfinite(flat).all(axis=1)
         if over.any():
-            U = flat[over] / np.max(np.abs(flat[over]), axis=1)[:, None]
-            D[over] = U / np.linalg.norm(U, axis=1)[:, None] - ref_unit[None, :]
+            D[over] = scaled_unit(flat[over], axis=1) - ref_unit[None, :]
     return 0.5 * np.sum(D * D, axis=1)
 
 

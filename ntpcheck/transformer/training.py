@@ -33,6 +33,7 @@ import numpy as np
 from ntpcheck.common import interrupt
 from ntpcheck.transformer import model, stage2_step
 from ntpcheck.common.data import Dataset
+from ntpcheck.common.directions import scaled_unit
 from .embeddings import as_embeddings, is_canonical
 from .model import CollocationArrays, safe_norm
 from .stage1_forms import idealised_stage1, stage1_closed_form, stage1_closed_form_applies
@@ -140,11 +141,7 @@ def one_minus_cos(W: np.ndarray, R: np.ndarray | None) -> float:
     nw, nr = safe_norm(W), safe_norm(R)
     if nw == 0 or nr == 0:
         return float("nan")
-    if math.isinf(nw) and np.isfinite(W).all():
-        U = W / float(np.max(np.abs(W)))
-        D = U / float(np.linalg.norm(U)) - R / nr
-    else:
-        D = W / nw - R / nr
+    D = (scaled_unit(W, axis=None) if math.isinf(nw) and np.isfinite(W).all() else W / nw) - R / nr
     return 0.5 * float(np.sum(D * D))
 
 

@@ -26,6 +26,9 @@ def test_reproduce_figure2_writes_png_and_csv(tmp_path, capsys):
         vals = np.array([float(r["value"]) for r in rows if r["curve"] == name])
         np.testing.assert_allclose(vals, stage, rtol=1e-12)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".ntpcheck-")]  # no temp files left
+    from ntpcheck.app.cli.reproduce import reproduced_files
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(reproduced_files("figure2", None))  # what --overwrite guards
 
 
 def test_atomic_write_leaves_old_file_on_failure(tmp_path):

@@ -41,6 +41,9 @@ def test_reproduce_writes_png_and_csv(tmp_path, capsys):
     text = (tmp_path / "thrampoulidis_fig12.csv").read_text()
     assert text.startswith("run,k,quantity,value") and "W_mm" in text and "one_minus_corr" in text
     assert "wrote" in capsys.readouterr().out
+    from ntpcheck.app.cli.reproduce import reproduced_files
+
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(reproduced_files("linear-fig12", None))  # what --overwrite guards
 
 
 def test_bridge_contexts():

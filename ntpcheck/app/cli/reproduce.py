@@ -35,7 +35,8 @@ def run_reproduce(args) -> int:
     """Entry point of ``ntpcheck reproduce``: refuse to replace what ``--out`` holds (unless
     ``--overwrite``), then draw the figure and write its files."""
     t0 = time.perf_counter()
-    there = [name for name in reproduced_files(args.figure, args.embeddings_reading) if os.path.lexists(os.path.join(args.out, name))]
+    names = reproduced_files(args.figure, args.embeddings_reading)
+    there = [name for name in names if os.path.lexists(os.path.join(args.out, name))]
     if there and not args.overwrite:
         one = len(there) == 1
         raise NTPCheckError(f"reproduce --out {args.out}: {', '.join(there)} {'is' if one else 'are'} there already; "
@@ -52,7 +53,7 @@ def run_reproduce(args) -> int:
     from ntpcheck.common.atomic import atomic_write_bytes
 
     fd = figure2_data(args.seed, args.trials)
-    png, csvp = os.path.join(args.out, "figure2.png"), os.path.join(args.out, "figure2.csv")
+    png, csvp = (os.path.join(args.out, name) for name in names)
     atomic_write_bytes(csvp, csv_text(fd).encode())
     buf = io.BytesIO()
     figure2(fd).savefig(buf, format="png", dpi=110)
